@@ -1,0 +1,14 @@
+"""cephsim: a discrete-event simulator of Ceph replicated write latency.
+
+Public API (kept small on purpose):
+
+- :func:`cephsim.scenario.load_scenario` reads and validates a scenario file.
+- :func:`cephsim.runner.run_scenario` resolves and simulates it and returns a
+  :class:`cephsim.runner.RunResult`.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+__all__ = ["__version__"]

@@ -1,0 +1,154 @@
+"""Hardware catalog entries: what each piece of hardware *is*, as data.
+
+Every numeric figure in a catalog entry names where it comes from in the
+entry's ``sources`` mapping (field name -> :class:`Provenance`), with a
+``basis`` that says whether it was measured, read off a datasheet or a kernel
+table, derived by arithmetic from such a figure, or is our own estimate.  A
+test checks that no figure is without a source.
+
+Behaviour (how a C-state is chosen, how a flush serialises a drive) lives in
+``cephsim/components``; these models only hold numbers.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from cephsim.dists import DistSpec
+from cephsim.units import parse_duration_ns, parse_frequency_hz, parse_rate_bps, parse_size_bytes
+
+Basis = Literal["measured", "datasheet", "kernel-table", "derived", "estimate", "calibrated"]
+
+
+class Provenance(BaseModel):
+    """Where one figure comes from."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    source: str = Field(description="URL or reference (document, section) of the figure.")
+    basis: Basis = Field(description="measured | datasheet | kernel-table | derived | estimate | calibrated")
+    note: str | None = Field(None, description="How it was derived, or why it is an estimate.")
+
+
+class _Entry(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(description="Human-readable product name.")
+    sources: dict[str, Provenance] = Field(
+        description="Provenance of every figure, keyed by field name (dotted for nested fields)."
+    )
+
+    #: fields that are descriptive, not figures, and need no source
+    descriptive_fields: ClassVar[tuple[str, ...]] = ("name", "sources", "notes", "vendor", "microarch", "interface",
+                                     "media", "kind", "cstates", "forwarding", "cpu")
+
+    def figure_fields(self) -> list[str]:
+        return [f for f in type(self).model_fields if f not in self.descriptive_fields]
+
+
+def _d(v: Any) -> int:
+    return parse_duration_ns(v)
+
+
+class CState(BaseModel):
+    """One idle state as the kernel declares it, plus what a wake-up really costs."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    exit_latency_ns: int = Field(alias="exit_latency", description="Declared worst-case exit latency (kernel table or ACPI _CST); steers the idle governor.")
+    target_residency_ns: int = Field(alias="target_residency", description="Declared target residency: the governor picks this state only for idle periods at least this long.")
+    wake_penalty_ns: int = Field(alias="wake_penalty", description="Time actually added to the first work after a wake from this state (exit + cold caches).")
+
+    _v = field_validator("exit_latency_ns", "target_residency_ns", "wake_penalty_ns", mode="before")(
+        lambda cls, v: _d(v))
+
+
+class CStateTable(BaseModel):
+    """The idle states of one platform, shallowest first (POLL first)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    states: list[CState] = Field(min_length=1)
+    sources: dict[str, Provenance]
+    notes: str | None = None
+
+    @model_validator(mode="after")
+    def _ordered(self) -> CStateTable:
+        res = [s.target_residency_ns for s in self.states]
+        if res != sorted(res):
+            raise ValueError("states must be listed shallowest first (non-decreasing target residency)")
+        return self
+
+
+class CPUModel(_Entry):
+    """A CPU SKU."""
+
+    vendor: Literal["amd", "intel", "arm", "other"]
+    microarch: str = Field(description="e.g. zen1, zen2, zen3, zen4, broadwell, cascadelake")
+    cores: int = Field(gt=0, description="Physical cores per socket.")
+    threads_per_core: int = Field(2, ge=1)
+    base_clock_hz: float = Field(alias="base_clock")
+    boost_clock_hz: float = Field(alias="boost_clock", description="Maximum single-core boost clock.")
+    min_clock_hz: float = Field(alias="min_clock", description="Lowest P-state the frequency governor can select.")
+    per_clock_speed: float = Field(gt=0, description="Work done per cycle relative to the reference core (Zen 2 = 1.0) for Ceph-like code.")
+    cstates: str = Field(description="Name of the C-state table (cstates.yaml) this platform uses by default.")
+    notes: str | None = None
+
+    _f = field_validator("base_clock_hz", "boost_clock_hz", "min_clock_hz", mode="before")(
+        lambda cls, v: parse_frequency_hz(v))
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class DiskModel(_Entry):
+    """A storage device, seen from the OSD (kernel block layer included)."""
+
+    interface: Literal["nvme", "sata", "sas"]
+    media: Literal["flash", "hdd"]
+    plp: bool = Field(description="Power-loss protection: the drive reports a write-through cache, so a flush is cheap.")
+    parallelism: int = Field(ge=1, description="Writes the device services concurrently (internal channels/dies); flushes occupy the whole device.")
+    write_4k: DistSpec = Field(description="Service time of one 4 KiB direct write (no flush).")
+    flush: DistSpec = Field(description="Service time of a cache flush (fdatasync) after writes; small on PLP drives.")
+    read_4k: DistSpec = Field(description="Service time of one 4 KiB random read.")
+    write_bandwidth_bps: float = Field(alias="write_bandwidth", description="Sustained write bandwidth; sets the extra time of larger writes.")
+    read_bandwidth_bps: float = Field(alias="read_bandwidth", description="Sustained read bandwidth.")
+    notes: str | None = None
+
+    _r = field_validator("write_bandwidth_bps", "read_bandwidth_bps", mode="before")(
+        lambda cls, v: parse_rate_bps(v))
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class NICModel(_Entry):
+    """A network adapter with its driver's default interrupt moderation."""
+
+    speed_bps: float = Field(alias="speed", description="Line rate per port.")
+    ports: int = Field(1, ge=1)
+    tx_latency: DistSpec = Field(description="NIC + driver transmit latency per message (doorbell to wire).")
+    rx_latency: DistSpec = Field(description="NIC + driver receive latency per message (wire to socket), including interrupt moderation at low packet rates.")
+    notes: str | None = None
+
+    _r = field_validator("speed_bps", mode="before")(lambda cls, v: parse_rate_bps(v))
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class SwitchModel(_Entry):
+    """A switch, or a router that forwards in hardware or in software."""
+
+    kind: Literal["switch", "router"]
+    forwarding: Literal["cut-through", "store-and-forward", "software"]
+    speed_bps: float = Field(alias="speed", description="Port speed.")
+    latency: DistSpec = Field(description="Port-to-port forwarding latency for a small frame (excludes serialisation).")
+    cpu: str | None = Field(None, description="Software routers: the CPU model that forwards (its C-states and clock matter).")
+    forwarding_cycles: float | None = Field(None, description="Software routers: CPU cycles per forwarded packet at the reference per-clock speed.")
+    notes: str | None = None
+
+    _r = field_validator("speed_bps", mode="before")(lambda cls, v: parse_rate_bps(v))
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+def parse_size(v: Any) -> int:  # re-exported for data files that carry sizes
+    return parse_size_bytes(v)

@@ -1,0 +1,48 @@
+"""The one error type users see.
+
+Every problem with user input (a scenario, an override, a measurement file, a
+catalog name) is raised as a :class:`CephsimError` carrying *where* it is
+(file, line, column, dotted field path) and *what* is wrong.  The CLI prints
+``file:line:col: field: message`` and exits with status 2; no traceback.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Problem:
+    """One located problem in an input."""
+
+    message: str
+    file: str | None = None
+    line: int | None = None  #: 1-based
+    column: int | None = None  #: 1-based
+    path: str | None = None  #: dotted field path, e.g. ``network.hosts.delay``
+
+    def __str__(self) -> str:
+        where = ""
+        if self.file:
+            where = self.file
+            if self.line is not None:
+                where += f":{self.line}"
+                if self.column is not None:
+                    where += f":{self.column}"
+            where += ": "
+        what = f"{self.path}: " if self.path else ""
+        return f"{where}{what}{self.message}"
+
+
+@dataclass
+class CephsimError(Exception):
+    """A user-facing error: bad input, impossible configuration, unreadable file."""
+
+    problems: list[Problem] = field(default_factory=list)
+
+    @classmethod
+    def single(cls, message: str, **where: object) -> CephsimError:
+        return cls([Problem(message, **where)])  # type: ignore[arg-type]
+
+    def __str__(self) -> str:
+        return "\n".join(str(p) for p in self.problems)

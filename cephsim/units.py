@@ -1,0 +1,163 @@
+"""Units, parsed once at the edge.
+
+Inside the engine every quantity has one unit, carried in the variable name:
+
+- time: integer **nanoseconds** (``*_ns``).  Integers keep sums exact, so a
+  constant-service-time scenario gives exactly the hand-computed latency.
+- sizes: integer **bytes** (``*_bytes``); ``k``/``KiB`` are binary as in fio
+  (``4k`` = 4096), ``kB`` is decimal.
+- link rates: **bits per second** (``*_bps``) as floats.
+- clock frequencies: **Hz** (``*_hz``) as floats.
+
+Strings such as ``"15us"``, ``"4KiB"``, ``"25Gbit/s"``, ``"3.7GHz"`` are
+accepted in scenario and catalog files; bare numbers are rejected for
+dimensioned fields (a bare ``15`` could be µs or ms), except zero.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+_NUM = r"(?P<num>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)"
+
+_TIME_NS = {
+    "ns": 1.0, "nsec": 1.0,
+    "us": 1e3, "µs": 1e3, "usec": 1e3,
+    "ms": 1e6, "msec": 1e6,
+    "s": 1e9, "sec": 1e9,
+    "min": 60e9, "h": 3600e9,
+}
+_SIZE_B = {
+    "b": 1, "": 1,
+    "k": 1024, "kib": 1024, "ki": 1024,
+    "m": 1024**2, "mib": 1024**2, "mi": 1024**2,
+    "g": 1024**3, "gib": 1024**3, "gi": 1024**3,
+    "t": 1024**4, "tib": 1024**4,
+    "kb": 1000, "mb": 1000**2, "gb": 1000**3, "tb": 1000**4,
+}
+_RATE_BPS = {
+    "bit/s": 1.0, "bps": 1.0, "b/s": 1.0,
+    "kbit/s": 1e3, "kbps": 1e3, "kb/s": 1e3,
+    "mbit/s": 1e6, "mbps": 1e6, "mb/s": 1e6,
+    "gbit/s": 1e9, "gbps": 1e9, "gb/s": 1e9, "gbit": 1e9, "g": 1e9, "gbe": 1e9,
+    "tbit/s": 1e12,
+}
+_BYTE_RATE_BPS = {"b/s": 8.0, "kib/s": 8 * 1024.0, "mib/s": 8 * 1024.0**2, "gib/s": 8 * 1024.0**3,
+                  "kbyte/s": 8e3, "mbyte/s": 8e6, "gbyte/s": 8e9}
+_FREQ_HZ = {"hz": 1.0, "khz": 1e3, "mhz": 1e6, "ghz": 1e9}
+
+_RE = re.compile(rf"^\s*{_NUM}\s*(?P<unit>[a-zA-Zµ/%]*)\s*$")
+
+
+class UnitError(ValueError):
+    """A value with a missing, unknown or wrong unit."""
+
+
+def _split(value: object, kind: str, example: str) -> tuple[float, str]:
+    if isinstance(value, bool):
+        raise UnitError(f"expected a {kind} such as {example!r}, got {value!r}")
+    if isinstance(value, (int, float)):
+        if value == 0:
+            return 0.0, ""
+        raise UnitError(f"a bare number is ambiguous here; give a {kind} with its unit, "
+                        f"such as {example!r}")
+    if not isinstance(value, str):
+        raise UnitError(f"expected a {kind} such as {example!r}, got {value!r}")
+    m = _RE.match(value)
+    if not m:
+        raise UnitError(f"cannot read {value!r} as a {kind} (example: {example!r})")
+    num = float(m.group("num"))
+    if not math.isfinite(num):
+        raise UnitError(f"{value!r} is not a finite {kind}")
+    return num, m.group("unit")
+
+
+def parse_duration_ns(value: object) -> int:
+    """``"15us"`` -> 15000.  Rounds to the nearest nanosecond."""
+    num, unit = _split(value, "duration", "15us")
+    if unit == "" and num == 0:
+        return 0
+    key = unit.lower() if unit != "µs" else unit
+    if key not in _TIME_NS:
+        raise UnitError(f"unknown time unit {unit!r} in {value!r} "
+                        f"(use ns, us, ms, s)")
+    return int(round(num * _TIME_NS[key]))
+
+
+def parse_size_bytes(value: object) -> int:
+    """``"4KiB"`` / ``"4k"`` / ``"4K"`` -> 4096 (binary, as fio); ``"4kB"`` -> 4000.
+
+    Bare integers are bytes.
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    num, unit = _split(value, "size", "4KiB")
+    key = unit if unit in ("kB", "MB", "GB", "TB") else unit.lower()
+    if key in ("kb", "mb", "gb", "tb"):  # "KB"/"kb": fio reads these as binary
+        key = key[0]
+    key = {"kB": "kb", "MB": "mb", "GB": "gb", "TB": "tb"}.get(key, key)
+    if key not in _SIZE_B:
+        raise UnitError(f"unknown size unit {unit!r} in {value!r} (use B, KiB, MiB, GiB, kB, MB)")
+    result = num * _SIZE_B[key]
+    if result != int(result):
+        raise UnitError(f"{value!r} is not a whole number of bytes")
+    return int(result)
+
+
+def parse_rate_bps(value: object) -> float:
+    """``"25Gbit/s"`` / ``"10GbE"`` -> bits per second; ``"3GB/s"`` (bytes) is accepted too."""
+    num, unit = _split(value, "link rate", "25Gbit/s")
+    key = unit.lower()
+    if unit in ("GB/s", "MB/s", "kB/s", "KB/s"):
+        return num * {"g": 8e9, "m": 8e6, "k": 8e3}[unit[0].lower()]
+    if key in _BYTE_RATE_BPS and unit not in ("b/s",):
+        return num * _BYTE_RATE_BPS[key]
+    if key not in _RATE_BPS:
+        raise UnitError(f"unknown rate unit {unit!r} in {value!r} (use bit/s, Mbit/s, Gbit/s)")
+    return num * _RATE_BPS[key]
+
+
+def parse_frequency_hz(value: object) -> float:
+    """``"3.7GHz"`` -> 3.7e9."""
+    num, unit = _split(value, "clock frequency", "3.7GHz")
+    key = unit.lower()
+    if key not in _FREQ_HZ:
+        raise UnitError(f"unknown frequency unit {unit!r} in {value!r} (use MHz, GHz)")
+    return num * _FREQ_HZ[key]
+
+
+def parse_percent(value: object) -> float:
+    """``"1%"`` -> 0.01; a bare number is a fraction in [0, 1]."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    num, unit = _split(value, "percentage", "1%")
+    if unit != "%":
+        raise UnitError(f"expected a percentage such as '1%', got {value!r}")
+    return num / 100.0
+
+
+def format_duration(ns: float) -> str:
+    """Human display: picks ns/us/ms/s like fio does."""
+    a = abs(ns)
+    if a < 1e3:
+        return f"{ns:.0f}ns"
+    if a < 1e6:
+        return f"{ns / 1e3:.4g}us"
+    if a < 1e9:
+        return f"{ns / 1e6:.4g}ms"
+    return f"{ns / 1e9:.4g}s"
+
+
+def format_size(nbytes: int) -> str:
+    for unit, factor in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+        if nbytes >= factor and nbytes % factor == 0:
+            return f"{nbytes // factor}{unit}"
+    return f"{nbytes}B"
+
+
+def format_rate(bps: float) -> str:
+    for unit, factor in (("Tbit/s", 1e12), ("Gbit/s", 1e9), ("Mbit/s", 1e6), ("kbit/s", 1e3)):
+        if bps >= factor:
+            return f"{bps / factor:g}{unit}"
+    return f"{bps:g}bit/s"
