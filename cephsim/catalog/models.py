@@ -45,7 +45,17 @@ class _Entry(BaseModel):
                                      "media", "kind", "cstates", "forwarding", "cpu")
 
     def figure_fields(self) -> list[str]:
-        return [f for f in type(self).model_fields if f not in self.descriptive_fields]
+        """Fields that are figures and need a source, named as in data files (the alias if any)."""
+        return [info.alias or f for f, info in type(self).model_fields.items()
+                if f not in self.descriptive_fields]
+
+    @model_validator(mode="after")
+    def _known_sources(self) -> _Entry:
+        known = self.figure_fields()
+        unknown = sorted(k for k in self.sources if k not in known)
+        if unknown:
+            raise ValueError(f"sources names unknown figure field(s) {unknown}; figure fields are {known}")
+        return self
 
 
 def _d(v: Any) -> int:
@@ -81,7 +91,16 @@ class CStateTable(BaseModel):
         res = [s.target_residency_ns for s in self.states]
         if res != sorted(res):
             raise ValueError("states must be listed shallowest first (non-decreasing target residency)")
+        known = {f"{s.name}.{f}" for s in self.states for f in self.figure_fields()}
+        unknown = sorted(k for k in self.sources if k not in known)
+        if unknown:
+            raise ValueError(f"sources name unknown state figure(s) {unknown}")
         return self
+
+    @staticmethod
+    def figure_fields() -> list[str]:
+        """Per-state figures that need a source, keyed ``<state>.<field>`` in ``sources``."""
+        return ["exit_latency", "target_residency", "wake_penalty"]
 
 
 class CPUModel(_Entry):

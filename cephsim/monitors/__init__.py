@@ -1,0 +1,14 @@
+"""Discrete-event model of the Ceph monitor cluster under high round-trip times (seed 004).
+
+Entry points: :func:`simulate_monitors`, :func:`find_thresholds`; inputs
+:class:`MonitorSpec` and :class:`MonNetwork`; output :class:`MonitorReport`.
+"""
+
+from .links import LinkSpec, MonNetwork
+from .model import simulate_monitors
+from .report import MonitorReport, text_report
+from .spec import MonitorSpec
+from .thresholds import Threshold, find_thresholds
+
+__all__ = ["LinkSpec", "MonNetwork", "MonitorReport", "MonitorSpec", "Threshold",
+           "find_thresholds", "simulate_monitors", "text_report"]

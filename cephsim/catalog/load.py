@@ -1,0 +1,186 @@
+"""Loading the hardware catalog shipped in ``cephsim/catalog/data``.
+
+:func:`load_catalog` reads ``cpus.yaml``, ``cstates.yaml``, ``disks.yaml``,
+``nics.yaml`` and ``switches.yaml`` once (the result is cached), validates every
+entry against its model in :mod:`cephsim.catalog.models` and returns a
+:class:`Catalog`.  Each file's top level maps a short lowercase id to an entry;
+top-level keys starting with ``_`` hold shared YAML anchors (provenance blocks)
+and are skipped.
+
+Any problem (unreadable YAML, a bad field, an unknown id asked of
+:meth:`Catalog.get`) is raised as a :class:`~cephsim.errors.CephsimError` that
+names the file and entry id.  :func:`catalog_rows` flattens the catalog into
+short rows for the ``cephsim catalog [KIND]`` listing.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
+from cephsim.catalog.models import CPUModel, CStateTable, DiskModel, NICModel, SwitchModel
+from cephsim.errors import CephsimError, Problem
+from cephsim.units import format_duration
+
+#: kind -> (data file, model)
+KINDS: dict[str, tuple[str, type[BaseModel]]] = {
+    "cpus": ("cpus.yaml", CPUModel),
+    "cstates": ("cstates.yaml", CStateTable),
+    "disks": ("disks.yaml", DiskModel),
+    "nics": ("nics.yaml", NICModel),
+    "switches": ("switches.yaml", SwitchModel),
+}
+_SINGULAR = {"cpu": "cpus", "cstate": "cstates", "disk": "disks", "nic": "nics", "switch": "switches",
+             "router": "switches", "routers": "switches"}
+
+
+def _kind(kind: str) -> str:
+    k = kind.strip().lower()
+    k = _SINGULAR.get(k, k)
+    if k not in KINDS:
+        hint = difflib.get_close_matches(k, list(KINDS), n=1)
+        extra = f"; did you mean {hint[0]!r}?" if hint else ""
+        raise CephsimError.single(f"unknown catalog kind {kind!r} (kinds: {', '.join(KINDS)}){extra}")
+    return k
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """All catalog entries, by kind and id."""
+
+    cpus: dict[str, CPUModel] = field(default_factory=dict)
+    cstates: dict[str, CStateTable] = field(default_factory=dict)
+    disks: dict[str, DiskModel] = field(default_factory=dict)
+    nics: dict[str, NICModel] = field(default_factory=dict)
+    switches: dict[str, SwitchModel] = field(default_factory=dict)
+
+    @staticmethod
+    def kinds() -> list[str]:
+        return list(KINDS)
+
+    def of(self, kind: str) -> dict[str, Any]:
+        """The id -> entry mapping of one kind (``"disks"`` or ``"disk"``)."""
+        return getattr(self, _kind(kind))
+
+    def get(self, kind: str, id: str) -> Any:  # noqa: A002 - "id" is the user's word
+        """The entry ``id`` of ``kind``; a CephsimError with a suggestion if unknown."""
+        k = _kind(kind)
+        entries = self.of(k)
+        if id in entries:
+            return entries[id]
+        close = difflib.get_close_matches(str(id).lower(), list(entries), n=3, cutoff=0.5)
+        hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+        raise CephsimError.single(
+            f"unknown {k[:-1] if k != 'switches' else 'switch'} {id!r} in the catalog{hint} "
+            f"(list them with `cephsim catalog {k}`)")
+
+
+def _read(filename: str) -> dict[str, Any]:
+    try:
+        text = resources.files("cephsim.catalog").joinpath("data", filename).read_text("utf-8")
+    except OSError as e:
+        raise CephsimError.single(f"cannot read catalog file: {e}", file=_path(filename)) from None
+    try:
+        data = YAML(typ="safe").load(text)
+    except YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        raise CephsimError([Problem(f"cannot read YAML: {getattr(e, 'problem', e)}", file=_path(filename),
+                                    line=mark.line + 1 if mark else None,
+                                    column=mark.column + 1 if mark else None)]) from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise CephsimError.single("top level must be a mapping from id to entry", file=_path(filename))
+    return data
+
+
+def _path(filename: str) -> str:
+    return f"cephsim/catalog/data/{filename}"
+
+
+def _load_kind(kind: str) -> dict[str, Any]:
+    filename, model = KINDS[kind]
+    out: dict[str, Any] = {}
+    problems: list[Problem] = []
+    for id_, raw in _read(filename).items():
+        id_ = str(id_)
+        if id_.startswith("_"):
+            continue
+        if id_ != id_.lower() or " " in id_:
+            problems.append(Problem("ids must be lowercase without spaces", file=_path(filename), path=id_))
+            continue
+        try:
+            out[id_] = model.model_validate(raw)
+        except ValidationError as e:
+            for err in e.errors():
+                loc = ".".join(str(x) for x in err["loc"])
+                problems.append(Problem(err["msg"], file=_path(filename), path=f"{id_}.{loc}" if loc else id_))
+    if problems:
+        raise CephsimError(problems)
+    return out
+
+
+@lru_cache(maxsize=1)
+def load_catalog() -> Catalog:
+    """Read and validate every catalog file (once per process)."""
+    return Catalog(**{kind: _load_kind(kind) for kind in KINDS})
+
+
+# ---------------------------------------------------------------------------
+# listing
+# ---------------------------------------------------------------------------
+
+def _dist(spec: Any) -> str:
+    return format_duration(spec.mean_ns)
+
+
+def _rate(bps: float) -> str:
+    return f"{bps / 1e9:g}Gbit/s" if bps >= 1e9 else f"{bps / 1e6:g}Mbit/s"
+
+
+def _figures(kind: str, e: Any) -> str:
+    if kind == "cpus":
+        return (f"{e.vendor} {e.microarch}, {e.cores}c, {e.base_clock_hz / 1e9:g}/{e.boost_clock_hz / 1e9:g} GHz "
+                f"(min {e.min_clock_hz / 1e9:g}), x{e.per_clock_speed:g}/clk, cstates={e.cstates}")
+    if kind == "cstates":
+        return ", ".join(f"{s.name} {format_duration(s.exit_latency_ns)}/{format_duration(s.wake_penalty_ns)}"
+                         for s in e.states) + "  (declared exit / wake penalty)"
+    if kind == "disks":
+        return (f"{e.interface}{' PLP' if e.plp else ''}, write {_dist(e.write_4k)} + flush {_dist(e.flush)}, "
+                f"read {_dist(e.read_4k)}, x{e.parallelism}")
+    if kind == "nics":
+        return f"{_rate(e.speed_bps)} x{e.ports}, tx {_dist(e.tx_latency)}, rx {_dist(e.rx_latency)}"
+    if kind == "switches":
+        extra = f", cpu {e.cpu}, {e.forwarding_cycles:g} cycles/pkt" if e.forwarding == "software" else ""
+        return f"{e.kind} {e.forwarding} {_rate(e.speed_bps)}, {_dist(e.latency)}{extra}"
+    return ""
+
+
+def catalog_rows(kind: str | None = None) -> list[dict[str, Any]]:
+    """One row per entry (kind, id, name, figures, bases, sources) for listings.
+
+    ``figures`` is a short human string of mean values; ``sources`` the distinct
+    sources cited, ``bases`` the distinct bases (measured, estimate, ...).
+    """
+    cat = load_catalog()
+    kinds = [_kind(kind)] if kind else cat.kinds()
+    rows: list[dict[str, Any]] = []
+    for k in kinds:
+        for id_, e in sorted(cat.of(k).items()):
+            provs = list(e.sources.values())
+            rows.append({
+                "kind": k,
+                "id": id_,
+                "name": e.name,
+                "figures": _figures(k, e),
+                "bases": sorted({p.basis for p in provs}),
+                "sources": sorted({p.source for p in provs}),
+            })
+    return rows

@@ -1,0 +1,130 @@
+"""The ``cephsim`` command: a thin typer layer over the library.
+
+Every command turns a :class:`~cephsim.errors.CephsimError` into a short
+message on stderr and exit status 2; nothing is written when a command fails.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from cephsim.errors import CephsimError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="cephsim: discrete-event simulator of Ceph replicated write latency.")
+
+
+class Format(str, Enum):
+    text = "text"
+    json = "json"
+
+
+ScenarioArg = Annotated[Path, typer.Argument(help="Scenario YAML file.", show_default=False)]
+SetOpt = Annotated[Optional[list[str]], typer.Option(
+    "--set", help="Override a field: dotted.path=value (YAML value, units allowed). Repeatable.")]
+SeedOpt = Annotated[Optional[int], typer.Option("--seed", help="Seed (overrides run.seed).")]
+FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+OutputOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file (atomically) instead of stdout.")]
+
+
+def _fail(err: CephsimError) -> None:
+    typer.echo(f"cephsim: error: {err}" if len(err.problems) <= 1 else
+               "cephsim: errors:\n" + "\n".join(f"  {p}" for p in err.problems), err=True)
+    raise typer.Exit(2)
+
+
+def _emit(text: str, output: Path | None) -> None:
+    if output is None:
+        sys.stdout.write(text)
+        return
+    from cephsim.output import write_atomic
+
+    write_atomic(output, text)
+
+
+@app.command()
+def run(scenario: ScenarioArg, seed: SeedOpt = None, set_: SetOpt = None,
+        format: FormatOpt = Format.text, output: OutputOpt = None) -> None:
+    """Simulate a scenario and print a fio-style report (or fio-compatible JSON)."""
+    try:
+        from cephsim.report.render import render_run
+        from cephsim.runner import run_scenario
+        from cephsim.scenario.load import load_scenario
+
+        sc = load_scenario(scenario, set_)
+        res = run_scenario(sc, scenario_path=scenario, seed=seed)
+        _emit(render_run(res, format.value), output)
+    except CephsimError as e:
+        _fail(e)
+
+
+@app.command()
+def validate(scenario: ScenarioArg, set_: SetOpt = None) -> None:
+    """Check a scenario (schema, units, catalog names, consistency) without running it."""
+    try:
+        from cephsim.resolve import resolve
+        from cephsim.scenario.load import load_scenario
+
+        sc = load_scenario(scenario, set_)
+        r = resolve(sc, scenario)
+        osds = sum(len(h.osd_ids) for h in r.hosts)
+        typer.echo(f"{scenario}: ok ({len(r.hosts)} hosts, {osds} OSDs, pool size "
+                   f"{sc.pool.size}, {sc.ceph.release}, {r.ceph.write_mode} writes)")
+    except CephsimError as e:
+        _fail(e)
+
+
+@app.command()
+def schema(output: OutputOpt = None) -> None:
+    """Print the JSON Schema of the scenario format (for editor completion)."""
+    from cephsim.scenario.jsonschema import scenario_json_schema
+
+    _emit(json.dumps(scenario_json_schema(), indent=2) + "\n", output)
+
+
+@app.command()
+def catalog(kind: Annotated[Optional[str], typer.Argument(
+        help="cpus, cstates, disks, nics or switches (default: all).")] = None) -> None:
+    """List the hardware catalog with the source of every figure."""
+    try:
+        from cephsim.report.catalog_table import catalog_text
+
+        typer.echo(catalog_text(kind), nl=False)
+    except CephsimError as e:
+        _fail(e)
+
+
+@app.command()
+def bench(ios: Annotated[int, typer.Option(help="Simulated writes to time.")] = 20000,
+          format: FormatOpt = Format.text) -> None:
+    """Measure simulation speed next to a bare-SimPy event loop in the same run."""
+    from cephsim.bench import bench_text, run_bench
+
+    res = run_bench(ios)
+    typer.echo(json.dumps(res, indent=2) if format is Format.json else bench_text(res))
+
+
+@app.command()
+def inspect(files: Annotated[list[Path], typer.Argument(help="Measurement files (fio, qperf, ping, rados bench, perf dump, historic ops).")],
+            format: FormatOpt = Format.text) -> None:
+    """Read measurement files and print what was read, in normalised units."""
+    try:
+        from cephsim.readers.inspect import inspect_paths
+
+        typer.echo(inspect_paths(list(files), format.value), nl=False)
+    except CephsimError as e:
+        _fail(e)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

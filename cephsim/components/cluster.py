@@ -1,0 +1,217 @@
+"""Builds the simulated cluster from the resolved model: hosts, threads, disks, paths.
+
+Every component gets a dotted name (``osd3.kv_sync``, ``osd3.disk``,
+``host2.cpu``, ``client0.job0.msgr1``) that also names its random stream and
+its metrics.  Nothing here knows the Ceph protocol: that is
+:mod:`cephsim.writepath`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from cephsim.components.cpu import CoreSet, Thread
+from cephsim.components.disk import Disk
+from cephsim.components.network import Hop, Impairment, Path, Port
+from cephsim.components.placement import acting_sets
+from cephsim.dists import Normal, Sampler, Uniform
+from cephsim.resolve import HostConfig, Resolved
+from cephsim.rng import Streams, stable_hash
+
+
+@dataclass
+class OSD:
+    id: int
+    name: str
+    host: str
+    msgr: list[Thread]
+    shards: list[list[Thread]]  #: shard -> its threads (thread 0 runs commit callbacks)
+    aio_data: Thread
+    aio_bluefs: Thread
+    kv_sync: Thread
+    kv_final: Thread
+    disk: Disk
+    pg_lock: dict[int, int] = field(default_factory=dict)
+    kv_pending: list = field(default_factory=list)
+    kv_running: bool = False
+    kv_need_flush: bool = False
+    deferred_queued: int = 0
+    kv_cycles: int = 0
+    kv_batched: int = 0
+
+
+@dataclass
+class ClientJob:
+    index: int
+    name: str
+    host: str
+    app: Thread
+    librbd: Thread
+    msgr: list[Thread]
+    finisher: Thread
+
+
+class Cluster:
+    """All simulated components, wired."""
+
+    def __init__(self, r: Resolved, streams: Streams) -> None:
+        self.r = r
+        self.streams = streams
+        costs = r.ceph.costs
+        self.wakeup_kc = costs.cost("kernel.wakeup")
+        self.coresets: dict[str, CoreSet] = {}
+        self.host_cores: dict[str, tuple[CoreSet, CoreSet]] = {}
+        for h in r.hosts:
+            self._build_cores(h)
+        self.osds: dict[int, OSD] = {}
+        for h in r.hosts:
+            for o in h.osd_ids:
+                self.osds[o] = self._build_osd(h, o)
+        self.jobs: list[ClientJob] = []
+        for j in range(r.scenario.workload.numjobs):
+            host = r.clients[j % len(r.clients)]
+            self.jobs.append(self._build_job(host, j))
+        self.ports: dict[str, Port] = {}
+        self.paths: dict[tuple[str, str], Path] = {}
+        self._routers: list[Thread] = []
+        self._build_fabric()
+        self.acting = acting_sets(r.scenario.pool.pg_num, r.scenario.pool.size,
+                                  {h.name: h.osd_ids for h in r.hosts})
+
+    # ------------------------------------------------------------------ hosts
+    def _build_cores(self, h: HostConfig) -> None:
+        total = h.cpu.cores
+        if h.osd_cores is not None and h.osd_ids:
+            osd = CoreSet(f"{h.name}.osd_cpu", h.cpu, h.osd_cores)
+            rest = CoreSet(f"{h.name}.cpu", h.cpu, max(1, total - h.osd_cores))
+        else:
+            osd = rest = CoreSet(f"{h.name}.cpu", h.cpu, total)
+        self.coresets[osd.name] = osd
+        self.coresets[rest.name] = rest
+        self.host_cores[h.name] = (osd, rest)
+
+    def _thread(self, name: str, cores: CoreSet, iowait: bool = False) -> Thread:
+        # spread threads' home cores deterministically over the set
+        home = stable_hash("home", name) % len(cores.cores)
+        return Thread(name, cores, home, self.wakeup_kc, iowait)
+
+    def sampler(self, name: str, spec: object) -> Callable[[], int]:
+        return Sampler(spec, self.streams.get(name))
+
+    def _build_osd(self, h: HostConfig, o: int) -> OSD:
+        cores = self.host_cores[h.name][0]
+        c = self.r.ceph
+        n = f"osd{o}"
+        assert h.disk is not None
+        disk = Disk(f"{n}.disk", h.disk, self.sampler(f"{n}.disk.write", h.disk.write_4k),
+                    self.sampler(f"{n}.disk.flush", h.disk.flush),
+                    self.sampler(f"{n}.disk.read", h.disk.read_4k))
+        return OSD(
+            id=o, name=n, host=h.name,
+            msgr=[self._thread(f"{n}.msgr{i}", cores) for i in range(c.msgr_workers)],
+            shards=[[self._thread(f"{n}.shard{s}.t{i}", cores) for i in range(c.threads_per_shard)]
+                    for s in range(c.op_shards)],
+            aio_data=self._thread(f"{n}.bstore_aio", cores, iowait=True),
+            aio_bluefs=self._thread(f"{n}.bluefs_aio", cores, iowait=True),
+            kv_sync=self._thread(f"{n}.kv_sync", cores, iowait=True),
+            kv_final=self._thread(f"{n}.kv_final", cores),
+            disk=disk)
+
+    def _build_job(self, host: str, j: int) -> ClientJob:
+        cores = self.host_cores[host][1]
+        n = f"{host}.job{j}"
+        return ClientJob(index=j, name=n, host=host, app=self._thread(f"{n}.app", cores),
+                         librbd=self._thread(f"{n}.librbd", cores),
+                         msgr=[self._thread(f"{n}.msgr{i}", cores)
+                               for i in range(self.r.ceph.msgr_workers)],
+                         finisher=self._thread(f"{n}.finisher", cores))
+
+    # ------------------------------------------------------------------ network
+    def _build_fabric(self) -> None:
+        r = self.r
+        net = r.network
+        self.sw_ports: dict[str, Port] = {}
+        for h in r.hosts:
+            speed = min(h.nic.speed_bps, net.switch.speed_bps)
+            self.sw_ports[h.name] = Port(f"switch.port.{h.name}", speed)
+        if net.kind == "leaf-spine" and net.spine is not None:
+            spines = r.scenario.network.topology.spines
+            self.spine_ports = {(s, h.name): Port(f"spine{s}.port.{h.name}",
+                                                  min(h.nic.speed_bps, net.spine.speed_bps))
+                                for s in range(spines) for h in r.hosts}
+            self.spine_lat = [self.sampler(f"spine{s}.latency", net.spine.latency) for s in range(spines)]
+            self.spine_threads: list[Thread | None] = []
+            for s in range(spines):
+                if net.spine_cpu is not None:
+                    cs = CoreSet(f"spine{s}.cpu", net.spine_cpu, net.spine_cpu.cores)
+                    self.coresets[cs.name] = cs
+                    # forwarding runs in softirq: no scheduler wake-up, only C-state exits
+                    self.spine_threads.append(Thread(f"spine{s}.softirq", cs, 0, 0.0))
+                else:
+                    self.spine_threads.append(None)
+            self.leaf_lat = self.sampler("leaf.latency", net.switch.latency)
+        else:
+            self.switch_lat = self.sampler("switch.latency", net.switch.latency)
+
+    def _impairment(self, name: str, imp: object) -> Impairment:
+        delay = None
+        if imp.delay > 0:  # type: ignore[attr-defined]
+            if imp.jitter == 0:  # type: ignore[attr-defined]
+                d = imp.delay  # type: ignore[attr-defined]
+                delay = lambda d=d: d  # noqa: E731
+            elif imp.distribution == "uniform":  # type: ignore[attr-defined]
+                spec = Uniform(low=imp.delay - imp.jitter, high=imp.delay + imp.jitter)  # type: ignore[attr-defined]
+                delay = self.sampler(f"{name}.delay", spec)
+            else:
+                spec = Normal(mean=imp.delay, stddev=imp.jitter)  # type: ignore[attr-defined]
+                delay = self.sampler(f"{name}.delay", spec)
+        uni = None
+        if imp.loss > 0:  # type: ignore[attr-defined]
+            g = self.streams.get(f"{name}.loss")
+            uni = g.random
+        return Impairment(delay, imp.loss, uni)  # type: ignore[attr-defined]
+
+    def path(self, src: str, dst: str) -> Path:
+        key = (src, dst)
+        p = self.paths.get(key)
+        if p is None:
+            p = self.paths[key] = self._build_path(src, dst)
+        return p
+
+    def _build_path(self, src: str, dst: str) -> Path:
+        r = self.r
+        net = r.network
+        a, b = r.host(src), r.host(dst)
+        lane = stable_hash("bond", src, dst) % a.bond
+        uplink = self.ports.setdefault(f"{src}.nic{lane}", Port(f"{src}.nic{lane}.tx", a.nic.speed_bps))
+        hops: list[Hop] = []
+        fwd_kc = 0.0
+        if net.kind == "leaf-spine" and net.spine is not None:
+            spines = r.scenario.network.topology.spines
+            leafed = r.scenario.network.topology.hosts_per_leaf > 1
+            ct = net.switch.forwarding == "cut-through"
+            if leafed and a.leaf == b.leaf:
+                hops.append(Hop(self.leaf_lat, self.sw_ports[dst], ct))
+            else:
+                s = stable_hash("ecmp", src, dst) % spines
+                if leafed:
+                    hops.append(Hop(self.leaf_lat, Port(f"leaf{a.leaf}.up.{src}.{dst}",
+                                                        net.switch.speed_bps), ct))
+                router = self.spine_threads[s]
+                hops.append(Hop(self.spine_lat[s], self.spine_ports[(s, dst)],
+                                net.spine.forwarding == "cut-through", router))
+                if router is not None:
+                    fwd_kc = (net.spine.forwarding_cycles or 0.0) / 1e3
+                if leafed:
+                    hops.append(Hop(self.leaf_lat, self.sw_ports[dst], ct))
+        else:
+            hops.append(Hop(self.switch_lat, self.sw_ports[dst],
+                            net.switch.forwarding == "cut-through"))
+        imps = []
+        if a.netem is not None:
+            imps.append(self._impairment(f"{src}.netem.{dst}", a.netem))
+        if key_imp := net.link_netem.get((src, dst)):
+            imps.append(self._impairment(f"link.{src}.{dst}.netem", key_imp))
+        return Path(uplink, hops, self.sampler(f"{src}.nic.tx.{dst}", a.nic.tx_latency),
+                    self.sampler(f"{dst}.nic.rx.{src}", b.nic.rx_latency), imps, net.mtu, fwd_kc)

@@ -1,0 +1,209 @@
+"""CPU cores, idle states (C-states), frequency governors and threads.
+
+What is modelled
+----------------
+- A :class:`CoreSet` is a group of cores threads may run on (a host, or the
+  cpuset given to its OSDs).  Each core remembers when it last became idle.
+- A :class:`Thread` is a Ceph (or kernel/application) thread: a FIFO server
+  that runs one piece of work at a time on some core.  Work arrives at a
+  thread when another thread hands it off (condvar, futex, epoll) or when an
+  interrupt completes an I/O.
+- **C-states.**  When a sleeping thread is woken onto a core that has been idle
+  for ``I`` ns, the core is in the deepest allowed state whose declared target
+  residency is at most ``I`` (an idle governor with a perfect idle-length
+  predictor; the kernel's menu/teo governors approximate this).  The first
+  work after the wake pays that state's ``wake_penalty`` (exit latency plus
+  cold caches), not its declared exit latency, which only steers the choice.
+- **Scheduler.**  A woken thread goes back to its previous core if that core is
+  idle (the kernel's wake-affine / prev-CPU preference), else to the first idle
+  core scanning upward from it, else it waits for the core that frees first.
+  Every hand-off to a sleeping thread also costs the kernel's wake-up path
+  (``kernel.wakeup`` cycles).
+- **Frequency.**  ``performance`` runs at the maximum (boost) clock;
+  ``powersave`` at the minimum; ``ondemand``/``conservative`` re-evaluate each
+  core every 10 ms sampling period from its busy fraction in the previous
+  period (``f = f_min + load·(f_max − f_min)``, or f_max above the 80 %
+  up-threshold); ``schedutil`` follows a PELT-like utilisation with a 32 ms
+  half-life (``f = 1.25·f_max·util``) and boosts threads waking from I/O wait
+  to f_max.  Governors are evaluated lazily when a core starts work, so they
+  cost nothing between events.
+- Work is given in kilocycles at the reference per-clock speed; its duration is
+  ``kcycles·1000 / (f · per_clock_speed)``.
+
+Simplifications: SMT siblings are not modelled (threads per core = 1 for
+scheduling); a run is not pre-empted; the governor sees whole runs in the
+window in which they start.
+"""
+
+from __future__ import annotations
+
+import math
+
+from cephsim.resolve import CPUConfig
+
+ONDEMAND_PERIOD_NS = 10_000_000
+ONDEMAND_UP_THRESHOLD = 0.80
+PELT_HALF_LIFE_NS = 32_000_000
+
+
+class Core:
+    __slots__ = ("busy_until", "freq_hz", "index", "util", "util_t", "win", "win_busy")
+
+    def __init__(self, index: int, freq_hz: float) -> None:
+        self.index = index
+        self.busy_until = -(10**12)  #: idle "forever" at start: deepest state
+        self.freq_hz = freq_hz
+        self.win = -1
+        self.win_busy = 0
+        self.util = 0.0
+        self.util_t = 0
+
+
+class CoreSet:
+    """Cores shared by a set of threads, with their power management."""
+
+    __slots__ = ("cfg", "cores", "governor", "ns_per_kcycle_max", "name", "per_clock",
+                 "residencies", "penalties", "max_hz", "min_hz", "busy_ns", "wakes",
+                 "wake_ns", "state_hits")
+
+    def __init__(self, name: str, cfg: CPUConfig, n_cores: int) -> None:
+        self.name = name
+        self.cfg = cfg
+        self.governor = cfg.governor
+        self.max_hz = cfg.max_hz
+        self.min_hz = min(cfg.min_hz, cfg.max_hz)
+        self.per_clock = cfg.model.per_clock_speed
+        start_hz = self.max_hz if self.governor == "performance" else self.min_hz
+        self.cores = [Core(i, start_hz) for i in range(n_cores)]
+        # deepest-first lists for the idle-state choice
+        self.residencies = [s.target_residency_ns for s in cfg.cstates]
+        self.penalties = [s.wake_penalty_ns for s in cfg.cstates]
+        self.busy_ns = 0
+        self.wakes = 0
+        self.wake_ns = 0
+        self.state_hits = [0] * len(cfg.cstates)
+
+    # ------------------------------------------------------------- idle states
+    def wake_penalty(self, idle_ns: int) -> int:
+        """Penalty of waking a core that has been idle for ``idle_ns``."""
+        res = self.residencies
+        k = len(res) - 1
+        while k > 0 and res[k] > idle_ns:
+            k -= 1
+        self.state_hits[k] += 1
+        return self.penalties[k]
+
+    # ------------------------------------------------------------- frequency
+    def frequency(self, core: Core, t: int, iowait: bool) -> float:
+        g = self.governor
+        if g == "performance":
+            return self.max_hz
+        if g == "powersave":
+            return self.min_hz
+        if g == "schedutil":
+            if iowait:
+                return self.max_hz
+            util = self._pelt(core, t)
+            return min(self.max_hz, max(self.min_hz, 1.25 * self.max_hz * util))
+        # ondemand / conservative: decided at the start of each sampling period
+        win = t // ONDEMAND_PERIOD_NS
+        if win != core.win:
+            load = core.win_busy / ONDEMAND_PERIOD_NS if win == core.win + 1 else 0.0
+            if load > ONDEMAND_UP_THRESHOLD:
+                core.freq_hz = self.max_hz
+            else:
+                core.freq_hz = self.min_hz + min(load, 1.0) * (self.max_hz - self.min_hz)
+            core.win = win
+            core.win_busy = 0
+        return core.freq_hz
+
+    @staticmethod
+    def _pelt(core: Core, t: int) -> float:
+        dt = t - core.util_t
+        if dt > 0:
+            core.util *= math.exp2(-dt / PELT_HALF_LIFE_NS)
+            core.util_t = t
+        return core.util
+
+    def _account(self, core: Core, start: int, dur: int) -> None:
+        if self.governor in ("ondemand", "conservative"):
+            core.win_busy += dur
+        elif self.governor == "schedutil":
+            self._pelt(core, start)
+            # busy time adds utilisation as PELT does (geometric series, ~1/47 per ms)
+            core.util = min(1.0, core.util + dur / (PELT_HALF_LIFE_NS * 1.44))
+        self.busy_ns += dur
+
+    # ------------------------------------------------------------- placement
+    def pick(self, prev: int, ready: int) -> Core:
+        cores = self.cores
+        c = cores[prev]
+        if c.busy_until <= ready:
+            return c
+        n = len(cores)
+        for k in range(1, n):
+            c = cores[(prev + k) % n]
+            if c.busy_until <= ready:
+                return c
+        return min(cores, key=lambda x: x.busy_until)
+
+
+class Thread:
+    """A thread that runs work items one at a time (FIFO), on cores of a CoreSet."""
+
+    __slots__ = ("busy_ns", "cores", "free_at", "iowait", "last_core", "name", "runs",
+                 "wakeup_kc")
+
+    def __init__(self, name: str, cores: CoreSet, home: int, wakeup_kc: float,
+                 iowait: bool = False) -> None:
+        self.name = name
+        self.cores = cores
+        self.free_at = 0
+        self.last_core = home % len(cores.cores)
+        self.wakeup_kc = wakeup_kc
+        self.iowait = iowait  #: wakes from I/O completions (schedutil iowait boost)
+        self.runs = 0
+        self.busy_ns = 0
+
+    def run(self, t: int, kcycles: float, acc: list[int] | None, handoff: bool = True) -> int:
+        """Run ``kcycles`` of work handed to this thread at ``t``; return the end time.
+
+        ``acc`` (``[network, cpu, wake, disk, queue]`` ns) gets the time split.
+        ``handoff=False`` means the thread simply goes on with more work (no wake-up).
+        """
+        cs = self.cores
+        free = self.free_at
+        if free > t or not handoff:  # busy (item waits in its queue) or continuing
+            ready = free if free > t else t
+            woken = False
+        else:
+            ready = t
+            woken = True
+        core = cs.pick(self.last_core, ready)
+        start = core.busy_until if core.busy_until > ready else ready
+        penalty = 0
+        if woken:
+            kcycles += self.wakeup_kc
+            if core.busy_until < ready:  # the core was idle: it wakes from a C-state
+                penalty = cs.wake_penalty(ready - core.busy_until)
+                cs.wakes += 1
+                cs.wake_ns += penalty
+        f = cs.frequency(core, start, self.iowait)
+        work = int(kcycles * 1e3 / (f * cs.per_clock) * 1e9 + 0.5)
+        dur = penalty + work
+        end = start + dur
+        core.busy_until = end
+        cs._account(core, start, dur)
+        self.last_core = core.index
+        self.free_at = end
+        self.runs += 1
+        self.busy_ns += dur
+        if acc is not None:
+            acc[1] += work
+            acc[2] += penalty
+            acc[4] += start - t
+        return end
+
+    def block(self, t: int, duration: int) -> None:
+        """The thread is held up (e.g. a background stall) from ``t`` for ``duration``."""
+        self.free_at = max(self.free_at, t) + duration

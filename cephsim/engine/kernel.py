@@ -1,0 +1,162 @@
+"""A light-weight process kernel on top of SimPy's clock.
+
+Why: one replicated write crosses ~60 thread hand-offs, device I/Os and
+network hops.  As plain SimPy processes that is ~60 events per write, which
+caps the simulator at a few thousand writes per second.  Most of those steps
+cannot interact with anything else: at queue depth 1 nothing else happens
+between them.  The kernel exploits that *exactly*:
+
+- Model processes are Python generators that ``yield`` the absolute time
+  (integer ns) at which they want to continue, or a :class:`Join` to wait for
+  forked branches.
+- Pending continuations sit in the kernel's own heap, ordered by
+  ``(time, sequence)``.  One SimPy event (priority 2, i.e. after ordinary
+  events of the same instant) wakes the kernel at the earliest of them.
+- **Fast path:** a continuation whose time is strictly earlier than every
+  other pending SimPy event and every other kernel continuation is run at
+  once, without an event.  Nothing can happen in between, so the result is
+  the same as scheduling it: every shared resource is still touched in time
+  order.  ``Kernel(fast=False)`` disables this and runs one SimPy event per
+  step; the test suite checks that both give bit-identical results.
+
+Model code reads the current time as ``kernel.now`` (not ``env.now``, which
+lags behind during a fast-path run) and calls resources with explicit times.
+SimPy processes (background work, timers) may run beside the kernel and use
+the same resources at ``env.now``.
+"""
+
+from __future__ import annotations
+
+from heapq import heappop, heappush
+from typing import Any, Generator
+
+import simpy
+
+Process = Generator[Any, None, None]
+
+#: SimPy priority of the kernel's wake-up events: after URGENT (0) and NORMAL (1)
+KERNEL_PRIORITY = 2
+
+
+class Join:
+    """Wait for ``n`` forked branches; the waiter continues at the last arrival."""
+
+    __slots__ = ("kernel", "remaining", "t", "waiter", "last")
+
+    def __init__(self, kernel: Kernel, n: int) -> None:
+        self.kernel = kernel
+        self.remaining = n
+        self.t = 0
+        self.waiter: Process | None = None
+        self.last: Any = None  #: payload of the branch that arrived last
+
+    def arrive(self, t: int, payload: Any = None) -> None:
+        """Called by a branch when it is done, at time ``t``."""
+        self.remaining -= 1
+        if t >= self.t:
+            self.t = t
+            self.last = payload
+        if self.remaining == 0 and self.waiter is not None:
+            self.kernel.schedule(self.t, self.waiter)
+
+
+class Kernel:
+    """Runs generator processes on SimPy's timeline (see module docstring)."""
+
+    def __init__(self, env: simpy.Environment, fast: bool = True) -> None:
+        self.env = env
+        self.fast = fast
+        self.now: int = int(env.now)
+        self._heap: list[tuple[int, int, Process]] = []
+        self._seq = 0
+        self._armed: list[int] = []  #: times of the kernel's pending SimPy wake-up events
+        self._wake_at: float = float("inf")  #: earliest of them
+        self._draining = False
+        self.steps = 0  #: continuations run (the model's "events")
+        self.simpy_events = 0  #: SimPy events the kernel itself scheduled
+
+    # ------------------------------------------------------------ scheduling
+    def spawn(self, proc: Process, t: int | None = None) -> None:
+        """Start a generator process at time ``t`` (default: now)."""
+        self.schedule(self.now if t is None else t, proc)
+
+    def schedule(self, t: int, proc: Process) -> None:
+        heappush(self._heap, (t, self._seq, proc))
+        self._seq += 1
+        if t < self._wake_at and not self._draining:
+            self._arm(t)
+
+    def _arm(self, t: int) -> None:
+        env = self.env
+        delay = t - env.now
+        if delay < 0:
+            delay = 0
+        ev = simpy.Event(env)
+        ev._ok = True
+        ev._value = None
+        ev.callbacks.append(self._wake)
+        env.schedule(ev, KERNEL_PRIORITY, delay)
+        heappush(self._armed, t)
+        self._wake_at = t
+        self.simpy_events += 1
+
+    # ------------------------------------------------------------ running
+    def _wake(self, _ev: simpy.Event) -> None:
+        armed = self._armed
+        heappop(armed)  # SimPy fires wake-ups in time order: this is the earliest
+        self._wake_at = armed[0] if armed else float("inf")
+        env = self.env
+        heap = self._heap
+        queue = env._queue  # SimPy's own heap; read-only peek at the next foreign event
+        fast = self.fast
+        env_now = env.now
+        self._draining = True
+        while heap:
+            t = heap[0][0]
+            if t > env_now:
+                if not fast:
+                    break
+                foreign = queue[0][0] if queue else float("inf")
+                if t >= foreign:
+                    break
+            _, _, proc = heappop(heap)
+            self._run(t, proc)
+        self._draining = False
+        if heap and heap[0][0] < self._wake_at:
+            self._arm(heap[0][0])
+
+    def _run(self, t: int, proc: Process) -> None:
+        """Resume ``proc`` at ``t`` and keep running it while that is causally safe."""
+        heap = self._heap
+        queue = self.env._queue
+        fast = self.fast
+        env_now = self.env.now
+        send = proc.send
+        steps = 0
+        while True:
+            self.now = t
+            steps += 1
+            try:
+                nxt = send(None)
+            except StopIteration:
+                break
+            if nxt.__class__ is Join:
+                if nxt.remaining == 0:
+                    nxt = nxt.t
+                else:
+                    nxt.waiter = proc
+                    break
+            # run inline if nothing else (kernel or SimPy) could happen before nxt
+            if fast or nxt <= env_now:
+                bound = heap[0][0] if heap else float("inf")
+                if nxt < bound and (nxt <= env_now or not queue or nxt < queue[0][0]):
+                    t = nxt
+                    continue
+            heappush(heap, (nxt, self._seq, proc))
+            self._seq += 1
+            break
+        self.steps += steps
+
+    def run_until_idle(self) -> None:
+        """Convenience for tests: run SimPy until nothing is left."""
+        self.env.run()

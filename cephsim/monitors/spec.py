@@ -1,0 +1,110 @@
+"""Input of the monitor-cluster model: :class:`MonitorSpec` (pydantic v2, ``extra="forbid"``).
+
+Durations are unit strings (``"5s"``, ``"160ms"``) parsed with
+:func:`cephsim.units.parse_duration_ns`; sizes are ``"30KiB"`` strings parsed with
+:func:`cephsim.units.parse_size_bytes`.  Defaults are Ceph's (``src/common/options/mon.yaml.in``,
+``global.yaml.in``; reference ceph-internals.md §3.3/§3.4) unless a description says otherwise.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+
+from cephsim.units import parse_duration_ns, parse_size_bytes
+
+Duration = Annotated[int, BeforeValidator(parse_duration_ns)]
+Size = Annotated[int, BeforeValidator(parse_size_bytes)]
+
+
+class _M(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+
+
+class TimerOptions(_M):
+    """Ceph options that bound multi-round-trip chains (reference §4.5)."""
+
+    mon_lease: Duration = Field("5s", description="mon_lease: lease length granted by the leader.")
+    mon_lease_renew_interval_factor: float = Field(0.6, gt=0, lt=1, description="mon_lease_renew_interval_factor: leader renews every factor x mon_lease (3 s).")
+    mon_lease_ack_timeout_factor: float = Field(2.0, gt=0, description="mon_lease_ack_timeout_factor: leader's wait for all LEASE_ACKs and the peon's lease timeout, x mon_lease (10 s).")
+    mon_accept_timeout_factor: float = Field(2.0, gt=0, description="mon_accept_timeout_factor: leader's wait for all ACCEPTs / LASTs (collect), x mon_lease (10 s).")
+    mon_election_timeout: Duration = Field("5s", description="mon_election_timeout: proposer waits for ACKs; deferring peons wait this + 1 s for VICTORY.")
+    mon_probe_timeout: Duration = Field("2s", description="mon_probe_timeout: bootstrap re-probes after this.")
+    mon_elector_ping_timeout: Duration = Field("2s", description="mon_elector_ping_timeout (P+): peer considered dead without a ping reply this long (connectivity strategy).")
+    mon_elector_ping_divisor: int = Field(2, ge=1, description="mon_elector_ping_divisor: pings every ping_timeout/divisor.")
+    mon_tick_interval: Duration = Field("5s", description="mon_tick_interval: Monitor::tick period (session trimming).")
+    paxos_propose_interval: Duration = Field("1s", description="paxos_propose_interval: batching window after the last commit.")
+    paxos_min_wait: Duration = Field("50ms", description="paxos_min_wait: minimum batching delay.")
+    ms_connection_ready_timeout: Duration = Field("10s", description="ms_connection_ready_timeout: connecting side must reach READY in this time.")
+    ms_initial_backoff: Duration = Field("200ms", description="ms_initial_backoff: first reconnect delay.")
+    ms_max_backoff: Duration = Field("15s", description="ms_max_backoff: reconnect backoff cap.")
+    handshake_round_trips: int = Field(6, ge=1, description="msgr2 round trips to READY: 6 for Quincy+ (msgr2.1 compression frame), 5 for Nautilus-Pacific [derived from ProtocolV2.cc].")
+    mon_client_hunt_interval: Duration = Field("3s", description="mon_client_hunt_interval: a hunting client re-opens its connections this often.")
+    mon_client_hunt_parallel: int = Field(3, ge=1, description="mon_client_hunt_parallel: mons tried at once.")
+    client_mount_timeout: Duration = Field("300s", description="client_mount_timeout: librados authenticate()/connect limit.")
+    tcp_initial_window_segments: int = Field(10, ge=1, description="Linux initial congestion window (RFC 6928).")
+    tcp_mss: Size = Field(1448, description="TCP MSS (1500-byte MTU with timestamps).")
+    tcp_min_rto: Duration = Field("200ms", description="Linux TCP_RTO_MIN.")
+    store_sync_latency: Duration = Field("5ms", description="Mon store (RocksDB) synchronous write on BEGIN/commit; estimate for SSD-backed mons.")
+
+
+class Workload(_M):
+    """Paxos proposals the monitors carry while clients run commands."""
+
+    mgr_digest_period: Duration = Field("5s", description="mon_mgr_digest_period: MgrStatMonitor proposal per mgr digest.")
+    mgr_digest_size: Size = Field("30KiB", description="Encoded PGMap digest + health per proposal; tens of KB for a cluster with ~10k PGs (estimate; reference §4.6 'PGMap digests/log batches of tens of KB').")
+    log_period: Duration = Field("5s", description="Cluster-log batch period (LogMonitor proposals; estimate).")
+    log_size: Size = Field("1KiB", description="Cluster-log batch size: a few entries of ~200 B (estimate; entries accumulate while no leader can propose).")
+    osdmap_mean_interval: Duration = Field("300s", description="Mean time between OSDMap epochs (exponential); a recovering cluster (seed 004) changes pg_temp/up sets every few minutes (estimate).")
+    osdmap_size_min: Size = Field("64KiB", description="Smallest OSDMap-carrying proposal (log-uniform between min and max); ~100 KB-1 MB for 100-1000 OSDs (reference §4.5 j, §4.6; estimate).")
+    osdmap_size_max: Size = Field("192KiB", description="Largest OSDMap-carrying proposal (estimate for a few hundred OSDs; larger maps make even 1600 ms RTT unstable in this model because BEGIN + COMMIT must fit in the 10 s peon lease timeout).")
+    message_overhead: Size = Field("200B", description="MMonPaxos header and encoding overhead per message.")
+
+
+class ClientCommand(_M):
+    """One kind of client operation, started periodically by a fresh client process."""
+
+    name: Literal["health", "auth_get_or_create", "rbd_map"] = Field(description="ceph health (read on any in-quorum mon), ceph auth get-or-create (Paxos write via the leader), rbd map (librados session + kernel libceph session + OSDMap).")
+    period: Duration = Field("120s", description="A new command every period (each a fresh process).")
+    timeout: Duration = Field("300s", description="Give-up time for the whole command: client_mount_timeout for ceph CLI / librados (ceph --connect-timeout defaults to it); rbd map's kernel session additionally obeys kernel_mount_timeout.")
+    kernel_mount_timeout: Duration = Field("60s", description="krbd/libceph mount_timeout (rbd_map only).")
+
+
+def _default_commands() -> list[ClientCommand]:
+    return [ClientCommand(name="health"), ClientCommand(name="auth_get_or_create"),
+            ClientCommand(name="rbd_map")]
+
+
+class Thresholds(_M):
+    """Verdict rules; healthy < unstable < broken."""
+
+    unstable_elections_per_hour: float = Field(6.0, description="More elections per hour than this is 'unstable': a healthy cluster elects only on mon restarts, and operators notice 'frequent forced elections' well before one every 10 minutes.")
+    unstable_min_availability: float = Field(0.9, ge=0, le=1, description="Quorum availability (leader with a valid lease) below this is 'unstable'.")
+    broken_min_success: float = Field(0.5, ge=0, le=1, description="A command kind whose success rate is below this makes the verdict 'broken' (seed 004: health, auth and rbd map were 'no longer possible').")
+
+
+class MonitorSpec(_M):
+    """A monitor cluster, its timers, its Paxos workload and the clients using it."""
+
+    mons: list[str] = Field(default_factory=lambda: ["a", "b", "c"], min_length=1, description="Monitor names in rank order (rank 0 first).")
+    election_strategy: Literal["classic", "connectivity"] = Field("classic", description="mon_election_default_strategy: classic (1, default) or connectivity (3).")
+    timers: TimerOptions = Field(default_factory=TimerOptions, description="Ceph timer options.")
+    workload: Workload = Field(default_factory=Workload, description="Paxos proposal workload.")
+    clients: list[str] = Field(default_factory=lambda: ["client"], description="Client host names (each runs every command kind).")
+    commands: list[ClientCommand] = Field(default_factory=_default_commands, description="Client command kinds.")
+    duration: Duration = Field("1h", description="Simulated monitor time.")
+    warmup: Duration = Field("60s", description="Clients start after this (the cluster had quorum before netem was applied).")
+    initial_connections: Literal["established", "none"] = Field("established", description="'established': mon<->mon connections exist at t=0 (netem added to a running cluster, seed 004); 'none': cold start, every connection needs a handshake.")
+    connection_fault_rate_per_hour: float = Field(0.0, ge=0, description="Injected mon<->mon connection resets per hour per pair (TCP reset, mon restart); 0 by default.")
+    thresholds: Thresholds = Field(default_factory=Thresholds, description="Verdict thresholds.")
+
+    @model_validator(mode="after")
+    def _check(self) -> MonitorSpec:
+        if len(set(self.mons)) != len(self.mons):
+            raise ValueError("monitor names must be unique")
+        if set(self.mons) & set(self.clients):
+            raise ValueError("a client cannot have a monitor's name")
+        if self.duration <= 0:
+            raise ValueError("duration must be > 0")
+        return self

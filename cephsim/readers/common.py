@@ -1,0 +1,237 @@
+"""Shared plumbing for the measurement readers: one error path, decoding, numbers.
+
+Every reader reports problems the same way: a :class:`ReaderError` (a
+:class:`~cephsim.errors.CephsimError`) whose :class:`~cephsim.errors.Problem`
+names the file, the 1-based line and, where known, the column.  Non-fatal
+oddities (an OCR-damaged number, a value we refuse to guess) become *warnings*,
+which are also :class:`Problem` objects and travel with the result.
+
+Quirks handled here:
+
+- Files are decoded as UTF-8 (a BOM is dropped; CRLF/CR become LF).  A file
+  that is empty, contains NUL bytes or is not valid UTF-8 is rejected with the
+  position of the first offending byte, so a binary file never reaches a
+  parser and never yields a half-read result.
+- Tool output uses decimal ``k``/``M``/``G``/``T`` suffixes on counts and on
+  fio latency values (``max=1122.1k``); :func:`parse_number` understands them.
+  Numbers are parsed with :class:`decimal.Decimal` so ``772.35`` usec becomes
+  exactly ``772350`` ns.
+- Thousands separators (``33,152`` in qperf) are accepted where a caller asks.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any
+
+from cephsim.errors import CephsimError, Problem
+
+#: nanoseconds per unit, for every unit spelling the supported tools print
+TIME_UNITS_NS: dict[str, int] = {
+    "ns": 1, "nsec": 1,
+    "us": 1_000, "usec": 1_000, "µs": 1_000,
+    "ms": 1_000_000, "msec": 1_000_000,
+    "s": 1_000_000_000, "sec": 1_000_000_000,
+}
+#: fio's normal output prints only these three in ``clat (usec)`` etc.
+FIO_UNITS = ("nsec", "usec", "msec")
+
+_SUFFIX = {"": 1, "k": 1_000, "K": 1_000, "M": 1_000_000, "G": 1_000_000_000,
+           "T": 1_000_000_000_000}
+_NUMBER_RE = re.compile(r"^\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*([kKMGT]?)\s*$")
+_NUMBER_COMMAS_RE = re.compile(r"^\s*([-+]?\d{1,3}(?:,\d{3})+(?:\.\d*)?)\s*([kKMGT]?)\s*$")
+
+
+class ReaderError(CephsimError):
+    """A measurement file could not be read (subclass of :class:`CephsimError`)."""
+
+    @classmethod
+    def at(cls, file: str, message: str, line: int | None = None,
+           column: int | None = None) -> ReaderError:
+        return cls([Problem(message, file=file, line=line, column=column)])
+
+
+def warn(file: str, message: str, line: int | None = None,
+         column: int | None = None) -> Problem:
+    """A non-fatal problem (same shape as an error)."""
+    return Problem(message, file=file, line=line, column=column)
+
+
+def line_col(text: str, offset: int) -> tuple[int, int]:
+    """1-based (line, column) of character ``offset`` in ``text``."""
+    offset = max(0, min(offset, len(text)))
+    line = text.count("\n", 0, offset) + 1
+    start = text.rfind("\n", 0, offset) + 1
+    return line, offset - start + 1
+
+
+def decode(data: bytes, name: str) -> str:
+    """Bytes -> text, rejecting empty, binary (NUL) and non-UTF-8 content."""
+    if not data.strip():
+        raise ReaderError.at(name, "file is empty" if not data else "file contains only whitespace")
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        line = data.count(b"\n", 0, nul) + 1
+        col = nul - (data.rfind(b"\n", 0, nul) + 1) + 1
+        raise ReaderError.at(name, "binary data (NUL byte); expected the text output of a "
+                             "measurement tool", line, col)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise ReaderError.at(name, f"not UTF-8 text (byte 0x{data[exc.start]:02x}); "
+                             "is this a binary file?", line, col) from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def read_text(path: Path | str) -> str:
+    """Read a measurement file as text (see :func:`decode`)."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise ReaderError.at(str(p), "no such file") from None
+    except IsADirectoryError:
+        raise ReaderError.at(str(p), "is a directory, expected a file") from None
+    except OSError as exc:
+        raise ReaderError.at(str(p), f"cannot read: {exc.strerror or exc}") from None
+    return decode(data, str(p))
+
+
+def parse_decimal(text: str, commas: bool = False) -> Decimal:
+    """``"1122.1k"`` -> ``Decimal("1122100")``; raises ValueError if unreadable."""
+    m = _NUMBER_RE.match(text)
+    if not m and commas:
+        m = _NUMBER_COMMAS_RE.match(text)
+    if not m:
+        raise ValueError(f"not a number: {text.strip()!r}")
+    try:
+        value = Decimal(m.group(1).replace(",", "")) * _SUFFIX[m.group(2)]
+    except InvalidOperation:  # pragma: no cover - regex already restricts
+        raise ValueError(f"not a number: {text.strip()!r}") from None
+    if not value.is_finite() or abs(value) > Decimal(10) ** 30:
+        raise ValueError(f"number out of range: {text.strip()!r}")
+    return value
+
+
+def parse_number(text: str, commas: bool = False) -> float:
+    """Like :func:`parse_decimal` but returns a float."""
+    return float(parse_decimal(text, commas))
+
+
+def to_ns(value: Decimal | float | int, unit: str) -> int:
+    """A duration in ``unit`` (nsec/usec/msec/ns/us/ms/sec/s) -> integer ns."""
+    try:
+        factor = TIME_UNITS_NS[unit]
+    except KeyError:
+        raise ValueError(f"unknown time unit {unit!r}") from None
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError("not a finite number")
+        value = Decimal(repr(value))
+    return int((Decimal(value) * factor).to_integral_value())
+
+
+def finite_number(value: Any) -> float | None:
+    """A JSON value as a finite float, or None (bools and strings are not numbers)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        f = float(value)
+    except OverflowError:
+        return None
+    return f if math.isfinite(f) else None
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def json_documents(text: str, name: str, *, pairs_hook: Callable[[list[tuple[str, Any]]], Any]
+                   | None = None, require_line_start: bool = True) -> list[tuple[int, Any]]:
+    """All top-level JSON objects in ``text``, with their start offsets.
+
+    Text before, between and after the documents (a fio banner, trailing normal
+    output, ``--status-interval`` concatenation) is skipped.  A document that
+    starts at the beginning of a line but does not parse (truncated, garbled)
+    is an error with the line and column where decoding stopped.
+    """
+    decoder = json.JSONDecoder(object_pairs_hook=pairs_hook, parse_constant=_reject_constant)
+    docs: list[tuple[int, Any]] = []
+    pos = 0
+    starts = re.compile(r"(?m)^[ \t]*(\{)" if require_line_start else r"\{")
+    while True:
+        m = starts.search(text, pos)
+        if not m:
+            return docs
+        start = m.start(1) if require_line_start else m.start()
+        try:
+            obj, end = decoder.raw_decode(text, start)
+        except json.JSONDecodeError as exc:
+            truncated = _unclosed(text, start)
+            line, col = line_col(text, len(text.rstrip()) if truncated else exc.pos)
+            what = ("JSON document ends early (truncated file?)" if truncated
+                    else f"invalid JSON: {exc.msg}")
+            raise ReaderError.at(name, f"{what} (document starting at line "
+                                 f"{line_col(text, start)[0]})", line, col) from None
+        except (RecursionError, ValueError) as exc:
+            line, col = line_col(text, start)
+            raise ReaderError.at(name, f"invalid JSON: {exc}", line, col) from None
+        docs.append((start, obj))
+        pos = end
+
+
+def _unclosed(text: str, start: int) -> bool:
+    """True if the JSON value starting at ``start`` is still open at the end of ``text``."""
+    depth, in_str, esc = 0, False, False
+    for ch in text[start:]:
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+            if depth == 0:
+                return False
+    return True
+
+
+class DuplicateKeys:
+    """``object_pairs_hook`` that keeps every value of a repeated JSON key.
+
+    Plain ``json.load`` silently keeps only the last of two equal keys (Crimson's
+    repeated ``blocking_event``).  Here the first value stays under the key and
+    later ones go under ``"key#2"``, ``"key#3"``...; each repetition is recorded
+    in :attr:`seen` so the reader can warn about it.
+    """
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in out:
+                n = 2
+                while f"{key}#{n}" in out:
+                    n += 1
+                self.seen.append(key)
+                out[f"{key}#{n}"] = value
+            else:
+                out[key] = value
+        return out

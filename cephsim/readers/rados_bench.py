@@ -1,0 +1,140 @@
+"""Reader for ``rados bench`` summaries (write / seq / rand), text or ``--format json``.
+
+Quirks handled:
+
+- Latencies are in **seconds**; "MB/sec" is computed with 1024*1024 (MiB/s);
+  ``Average IOPS`` is an integer.
+- Label drift across releases: ``Average Latency(s):`` vs ``Average Latency:``,
+  ``Average IOPS`` without a colon, ``Total writes made`` vs ``Total reads made``
+  and ``Write size`` vs ``Read size``; labels are matched case-insensitively
+  with the unit suffix and colon optional.
+- The per-second table (``sec Cur ops started ...``, ``-`` placeholders,
+  repeated headers), ``hints = 1``, ``Maintaining 16 concurrent writes ...``
+  and cleanup trailers are skipped.
+- JSON keys (``average_latency`` ...) are normalised (a historical build
+  printed ``"max_latency:"`` with a stray colon); values may be strings.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from cephsim.errors import Problem
+from cephsim.readers.common import (ReaderError, finite_number, json_documents, parse_decimal,
+                                    read_text, to_ns, warn)
+from cephsim.readers.model import RadosBenchMeasurement
+
+_LINE_RE = re.compile(r"^\s*(?P<label>[A-Za-z][A-Za-z ]*?)\s*(?:\((?P<unit>[^)]*)\))?\s*:?\s+"
+                      r"(?P<val>\S+)\s*$")
+# normalised label -> (attribute, kind)
+_LABELS: dict[str, tuple[str, str]] = {
+    "total time run": ("total_time_ns", "s"),
+    "total writes made": ("total_ops", "int"),
+    "total reads made": ("total_ops", "int"),
+    "write size": ("op_size_bytes", "int"),
+    "read size": ("op_size_bytes", "int"),
+    "object size": ("object_size_bytes", "int"),
+    "bandwidth": ("bandwidth_bytes", "MiB"),
+    "average iops": ("avg_iops", "float"),
+    "stddev iops": ("stddev_iops", "float"),
+    "max iops": ("max_iops", "float"),
+    "min iops": ("min_iops", "float"),
+    "average latency": ("avg_latency_ns", "s"),
+    "stddev latency": ("stddev_latency_ns", "s"),
+    "max latency": ("max_latency_ns", "s"),
+    "min latency": ("min_latency_ns", "s"),
+}
+_JSON_KEYS = {k.replace(" ", "_"): v for k, v in _LABELS.items()}
+_JSON_KEYS.update({"total_writes_made": ("total_ops", "int"),
+                   "total_reads_made": ("total_ops", "int")})
+
+
+def looks_like(text: str) -> bool:
+    return bool(re.search(r"(?mi)^\s*(Total time run|Bandwidth \(MB/sec\)|Average Latency)", text)
+                or ('"average_latency' in text and '"total_time_run' in text))
+
+
+def read_rados_bench(path: Path | str, text: str | None = None) -> RadosBenchMeasurement:
+    """Read a rados bench summary from ``path`` (or ``text``)."""
+    name = str(path)
+    if text is None:
+        text = read_text(path)
+    out = RadosBenchMeasurement(source=name)
+    if text.lstrip().startswith("{"):
+        docs = json_documents(text, name)
+        if docs and isinstance(docs[-1][1], dict):
+            _from_json(out, docs[-1][1], name)
+    else:
+        _from_text(out, text, name, out.warnings)
+    if out.avg_latency_ns is None and out.bandwidth_bytes is None and out.avg_iops is None:
+        raise ReaderError.at(name, "no rados bench summary found (expected 'Average "
+                             "Latency(s):', 'Bandwidth (MB/sec):' or 'Average IOPS:')")
+    return out
+
+
+def _store(out: RadosBenchMeasurement, attr: str, kind: str, value: Decimal) -> None:
+    if kind == "s":
+        setattr(out, attr, to_ns(value, "s"))
+    elif kind == "int":
+        setattr(out, attr, int(value))
+    elif kind == "MiB":
+        setattr(out, attr, float(value) * 1024 * 1024)
+    else:
+        setattr(out, attr, float(value))
+
+
+def _from_text(out: RadosBenchMeasurement, text: str, name: str, warnings: list[Problem]) -> None:
+    for ln, raw in enumerate(text.split("\n"), start=1):
+        low = raw.lower()
+        if out.mode is None:
+            m = re.search(r"rados\b.*\bbench\s+\S+\s+(write|seq|rand)\b", raw)
+            if m:
+                out.mode = m.group(1)
+            elif "concurrent writes of" in low:
+                out.mode = "write"
+        m = _LINE_RE.match(raw)
+        if not m:
+            continue
+        label = " ".join(m["label"].lower().split())
+        if label not in _LABELS:
+            continue
+        if label == "stddev latency" and "bandwidth" in low:
+            continue
+        attr, kind = _LABELS[label]
+        unit = (m["unit"] or "").strip().lower()
+        if kind == "s" and unit not in ("", "s", "sec"):
+            raise ReaderError.at(name, f"unknown unit {m['unit']!r} for {label} (rados bench "
+                                 "prints seconds)", ln, m.start("unit") + 1)
+        try:
+            value = parse_decimal(m["val"])
+        except ValueError:
+            warnings.append(warn(name, f"unreadable {label} {m['val']!r}; left missing", ln,
+                                 m.start("val") + 1))
+            continue
+        _store(out, attr, kind, value)
+        if label == "total writes made" and out.mode is None:
+            out.mode = "write"
+        if label == "total reads made" and out.mode is None:
+            out.mode = "read"
+
+
+def _from_json(out: RadosBenchMeasurement, doc: dict[str, Any], name: str) -> None:
+    for key, value in doc.items():
+        norm = key.strip().rstrip(":").strip().lower()
+        if norm not in _JSON_KEYS:
+            continue
+        attr, kind = _JSON_KEYS[norm]
+        num = finite_number(value)
+        try:
+            dec = Decimal(repr(num)) if num is not None else parse_decimal(str(value))
+        except ValueError:
+            out.warnings.append(warn(name, f"unreadable {key!r}: {value!r}; left missing"))
+            continue
+        _store(out, attr, kind, dec)
+        if norm == "total_writes_made":
+            out.mode = "write"
+        elif norm == "total_reads_made" and out.mode is None:
+            out.mode = "read"

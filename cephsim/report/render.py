@@ -1,0 +1,24 @@
+"""Render a run as text (fio normal output + breakdown) or fio-compatible JSON."""
+
+from __future__ import annotations
+
+import json
+
+from cephsim.report.fio_json import dumps_fio_json
+from cephsim.report.fio_text import fio_text
+from cephsim.report.summary import breakdown_text, job_stats, result_document
+from cephsim.runner import RunResult
+
+
+def render_run(res: RunResult, fmt: str) -> str:
+    if fmt == "json":
+        return dumps_fio_json(result_document(res)) + "\n"
+    sc = res.scenario
+    head = (f"cephsim: {sc.name} (seed {res.seed}, {res.records.count()} I/Os measured, "
+            f"{sc.ceph.release}, pool size {sc.pool.size}, "
+            f"{res.resolved.ceph.write_mode} BlueStore writes)\n")
+    text = head + fio_text([job_stats(res)])
+    text += "\nWhere the time went (mean per I/O):\n" + breakdown_text(res)
+    for w in res.warnings:
+        text += f"warning: {w}\n"
+    return text

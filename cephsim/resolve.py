@@ -1,0 +1,256 @@
+"""Resolve a scenario into a frozen, fully explicit model before simulation.
+
+After this step there are no catalog names, no defaults left to decide and no
+units: every host has its concrete CPU (with the C-states it may use under
+its tuning), NIC and OSD drives; the network has its switch/router models;
+Ceph has its release defaults (shards, threads, BlueStore write mode) and
+software costs.  Problems that need the catalog (unknown hardware names, a
+``max_cstate`` the platform does not have) are reported here, with the field
+path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cephsim.catalog.load import load_catalog
+from cephsim.catalog.models import CPUModel, CState, DiskModel, NICModel, SwitchModel
+from cephsim.errors import CephsimError
+from cephsim.scenario.schema import CPUTuning, Netem, Scenario
+from cephsim.software import ReleaseCosts, release_costs
+
+#: release -> (op shards, threads per shard) for SSD and HDD (ceph-internals.md §3.1)
+OP_SHARDS = {"ssd": (8, 2), "hdd": (5, 1)}
+#: bluestore_prefer_deferred_size_hdd by release (§3.2)
+PREFER_DEFERRED_HDD = {"nautilus": 32768, "octopus": 32768}
+#: bluestore_min_alloc_size_hdd by release (§3.2); 4 KiB from pacific on
+MIN_ALLOC_HDD = {"nautilus": 65536, "octopus": 65536}
+
+
+@dataclass(frozen=True, slots=True)
+class CPUConfig:
+    """A host's CPU as the simulation sees it."""
+
+    model: CPUModel
+    cores: int
+    cstates: tuple[CState, ...]  #: allowed idle states, shallowest first
+    governor: str
+    max_hz: float
+    min_hz: float
+
+
+@dataclass(frozen=True, slots=True)
+class HostConfig:
+    name: str
+    group: str
+    cpu: CPUConfig
+    nic: NICModel
+    bond: int
+    disk: DiskModel | None
+    osd_ids: tuple[int, ...]
+    osd_cores: int | None
+    netem: Netem | None
+    leaf: int
+
+
+@dataclass(frozen=True, slots=True)
+class NetworkConfig:
+    mtu: int
+    kind: str
+    switch: SwitchModel
+    spine: SwitchModel | None
+    spine_cpu: CPUConfig | None
+    link_netem: dict[tuple[str, str], Netem] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class CephConfig:
+    release: str
+    debug_logging: str
+    op_shards: int
+    threads_per_shard: int
+    msgr_workers: int
+    write_mode: str  #: "direct" or "deferred" for the workload's block size
+    costs: ReleaseCosts
+    tails: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """The fully explicit model handed to the simulator."""
+
+    scenario: Scenario
+    hosts: tuple[HostConfig, ...]
+    network: NetworkConfig
+    ceph: CephConfig
+    clients: tuple[str, ...]
+    osd_host: dict[int, str]  #: osd id -> host name
+
+    def host(self, name: str) -> HostConfig:
+        for h in self.hosts:
+            if h.name == name:
+                return h
+        raise KeyError(name)
+
+
+def _pick(kind: str, value: Any, path: str) -> Any:
+    if not isinstance(value, str):
+        return value
+    try:
+        return load_catalog().get(kind, value)
+    except CephsimError as e:
+        for p in e.problems:
+            p.path = p.path or path
+        raise
+
+
+def resolve_cpu(cpu: CPUModel, sockets: int, cstate_id: str | None, tuning: CPUTuning,
+                path: str) -> CPUConfig:
+    table = _pick("cstates", cstate_id or cpu.cstates, f"{path}.cstates")
+    states = list(table.states)
+    limit = tuning.max_cstate
+    if limit is not None:
+        names = [s.name for s in states]
+        if isinstance(limit, int) or (isinstance(limit, str) and limit.isdigit()):
+            # processor.max_cstate=N: keep POLL plus the first N hardware states
+            n = int(limit)
+            has_poll = names[0].upper() == "POLL"
+            states = states[: n + (1 if has_poll else 0)] or states[:1]
+        else:
+            if limit not in names:
+                raise CephsimError.single(
+                    f"max_cstate {limit!r} is not a state of {table.name} ({', '.join(names)})",
+                    path=f"{path}.tuning.max_cstate")
+            states = states[: names.index(limit) + 1]
+    max_hz = cpu.boost_clock_hz if tuning.boost else cpu.base_clock_hz
+    return CPUConfig(model=cpu, cores=cpu.cores * sockets, cstates=tuple(states),
+                     governor=tuning.governor, max_hz=max_hz, min_hz=cpu.min_clock_hz)
+
+
+def write_mode(release: str, media: str, bs: int, version: str | None = None) -> str:
+    """BlueStore's choice for an aligned overwrite of ``bs`` bytes (ceph-internals.md §2.2)."""
+    if media == "hdd":
+        prefer = PREFER_DEFERRED_HDD.get(release, 65536)
+        mas = MIN_ALLOC_HDD.get(release, 4096)
+        # below prefer_deferred: deferred; below min_alloc: a small overwrite, always deferred
+        return "deferred" if bs < max(prefer, mas) else "direct"
+    # SSD: min_alloc 16 KiB in 14.2.0-14.2.7 makes a 4 KiB overwrite a deferred small write
+    if release == "nautilus" and version is not None and _older_than(version, (14, 2, 8)) and bs < 16384:
+        return "deferred"
+    return "direct"
+
+
+def _older_than(version: str, ref: tuple[int, ...]) -> bool:
+    try:
+        parts = tuple(int(p) for p in version.split(".")[:3])
+    except ValueError:
+        return False
+    return parts < ref
+
+
+def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Resolved:
+    """Turn a validated scenario into the explicit model (raises CephsimError)."""
+    hosts: list[HostConfig] = []
+    osd_host: dict[int, str] = {}
+    next_osd = 0
+    index = 0
+    hpl = scenario.network.topology.hosts_per_leaf
+    for gi, g in enumerate(scenario.hosts):
+        path = f"hosts.{gi}"
+        cpu = _pick("cpus", g.cpu, f"{path}.cpu")
+        cpucfg = resolve_cpu(cpu, g.sockets, g.cstates, g.tuning, path)
+        nic = _pick("nics", g.nic, f"{path}.nic")
+        disk = _pick("disks", g.osds.disk, f"{path}.osds.disk") if g.osds and g.osds.count else None
+        if g.osd_cores is not None and g.osd_cores > cpucfg.cores:
+            raise CephsimError.single(
+                f"osd_cores {g.osd_cores} is more than the host's {cpucfg.cores} cores",
+                path=f"{path}.osd_cores")
+        for i in range(g.count):
+            name = f"{g.name}{i}"
+            ids: tuple[int, ...] = ()
+            if disk is not None and g.osds:
+                ids = tuple(range(next_osd, next_osd + g.osds.count))
+                next_osd += g.osds.count
+                for o in ids:
+                    osd_host[o] = name
+            hosts.append(HostConfig(name=name, group=g.name, cpu=cpucfg, nic=nic, bond=g.bond,
+                                    disk=disk, osd_ids=ids, osd_cores=g.osd_cores,
+                                    netem=g.netem, leaf=index // hpl))
+            index += 1
+
+    topo = scenario.network.topology
+    switch = _pick("switches", topo.switch, "network.topology.switch")
+    spine = spine_cpu = None
+    if topo.kind == "leaf-spine":
+        if topo.spine is None:
+            raise CephsimError.single("leaf-spine topology needs a spine model",
+                                      path="network.topology.spine")
+        spine = _pick("switches", topo.spine, "network.topology.spine")
+        if spine.forwarding == "software":
+            if not spine.cpu:
+                raise CephsimError.single("a software router needs a cpu", path="network.topology.spine")
+            rcpu = _pick("cpus", spine.cpu, "network.topology.spine.cpu")
+            spine_cpu = resolve_cpu(rcpu, 1, None, topo.spine_tuning or CPUTuning(governor="ondemand"),
+                                    "network.topology.spine_tuning")
+    links: dict[tuple[str, str], Netem] = {}
+    for ln in scenario.network.links:
+        imp = Netem(delay=ln.delay, jitter=ln.jitter, distribution=ln.distribution, loss=ln.loss)
+        links[(ln.src, ln.dst)] = imp
+        if ln.both_ways:
+            links.setdefault((ln.dst, ln.src), imp)
+    net = NetworkConfig(mtu=scenario.network.mtu, kind=topo.kind, switch=switch, spine=spine,
+                        spine_cpu=spine_cpu, link_netem=links)
+
+    ceph = scenario.ceph
+    media = "hdd" if any(h.disk and h.disk.media == "hdd" for h in hosts) else "ssd"
+    shards, threads = OP_SHARDS[media]
+    profile = None
+    if ceph.profile:
+        base = Path(scenario_path).resolve().parent if scenario_path else Path.cwd()
+        profile = (base / ceph.profile) if not Path(ceph.profile).is_absolute() else Path(ceph.profile)
+    costs = release_costs(ceph.release, profile, ceph.software or None)
+    cephcfg = CephConfig(
+        release=ceph.release, debug_logging=ceph.debug_logging,
+        op_shards=ceph.op_shards or shards, threads_per_shard=ceph.op_threads_per_shard or threads,
+        msgr_workers=ceph.ms_async_op_threads,
+        write_mode=write_mode(ceph.release, media, scenario.workload.bs, ceph.version),
+        costs=costs, tails=ceph.tails)
+
+    clients = tuple(scenario.workload.clients or ())
+    if not clients:
+        free = [h.name for h in hosts if not h.osd_ids]
+        clients = (free[0],) if free else (hosts[0].name,)
+    return Resolved(scenario=scenario, hosts=tuple(hosts), network=net, ceph=cephcfg,
+                    clients=clients, osd_host=osd_host)
+
+
+def resolved_dict(r: Resolved) -> dict[str, Any]:
+    """Plain-data dump of the resolved model, for result files."""
+
+    def cpu(c: CPUConfig | None) -> Any:
+        if c is None:
+            return None
+        return {"model": c.model.model_dump(mode="json", by_alias=True, exclude={"sources"}),
+                "cores": c.cores, "allowed_cstates": [s.model_dump(mode="json", by_alias=True) for s in c.cstates],
+                "governor": c.governor, "max_hz": c.max_hz, "min_hz": c.min_hz}
+
+    def model(m: Any) -> Any:
+        return None if m is None else m.model_dump(mode="json", by_alias=True, exclude={"sources"})
+
+    return {
+        "hosts": [{"name": h.name, "group": h.group, "cpu": cpu(h.cpu), "nic": model(h.nic),
+                   "bond": h.bond, "disk": model(h.disk), "osd_ids": list(h.osd_ids),
+                   "osd_cores": h.osd_cores, "netem": model(h.netem), "leaf": h.leaf}
+                  for h in r.hosts],
+        "network": {"mtu": r.network.mtu, "kind": r.network.kind, "switch": model(r.network.switch),
+                    "spine": model(r.network.spine), "spine_cpu": cpu(r.network.spine_cpu),
+                    "links": [{"from": a, "to": b, **model(n)} for (a, b), n in r.network.link_netem.items()]},
+        "ceph": {"release": r.ceph.release, "debug_logging": r.ceph.debug_logging,
+                 "op_shards": r.ceph.op_shards, "threads_per_shard": r.ceph.threads_per_shard,
+                 "msgr_workers": r.ceph.msgr_workers, "write_mode": r.ceph.write_mode,
+                 "costs": r.ceph.costs.model_dump(mode="json"), "tails": r.ceph.tails},
+        "clients": list(r.clients),
+        "scenario": r.scenario.model_dump(mode="json", by_alias=True),
+    }

@@ -1,0 +1,236 @@
+"""Reading a scenario file: YAML with positions, ``--set`` overrides, validation.
+
+Errors point at the file, line and column of the offending key, with the
+dotted field path and, for misspelt keys, a "did you mean" suggestion.  A
+value that came from ``--set`` is reported as such instead of a line.
+"""
+
+from __future__ import annotations
+
+import difflib
+import io
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import MarkedYAMLError
+
+from cephsim.errors import CephsimError, Problem
+from cephsim.scenario.schema import Scenario
+
+
+def _yaml() -> YAML:
+    y = YAML(typ="rt")
+    y.allow_duplicate_keys = False
+    return y
+
+
+def parse_yaml_text(text: str, filename: str) -> Any:
+    try:
+        return _yaml().load(io.StringIO(text))
+    except MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        line = mark.line + 1 if mark else None
+        col = mark.column + 1 if mark else None
+        msg = (e.problem or e.context or "YAML syntax error").strip()
+        raise CephsimError.single(f"YAML syntax error: {msg}", file=filename, line=line,
+                                  column=col) from None
+    except Exception as e:  # ruamel raises a few unmarked errors (e.g. duplicate keys)
+        raise CephsimError.single(f"cannot read YAML: {e}", file=filename) from None
+
+
+def read_scenario_data(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CephsimError.single("no such file", file=str(path)) from None
+    except UnicodeDecodeError:
+        raise CephsimError.single("not a text (UTF-8) file", file=str(path)) from None
+    except OSError as e:
+        raise CephsimError.single(f"cannot read: {e.strerror}", file=str(path)) from None
+    data = parse_yaml_text(text, str(path))
+    if data is None:
+        raise CephsimError.single("the file is empty", file=str(path))
+    if not isinstance(data, dict):
+        raise CephsimError.single("a scenario must be a YAML mapping (key: value)", file=str(path), line=1)
+    return data
+
+
+# ---------------------------------------------------------------- overrides
+
+
+def parse_override(text: str) -> tuple[list[str], Any]:
+    """``workload.iodepth=32`` -> (['workload', 'iodepth'], 32); the value is read as YAML."""
+    if "=" not in text:
+        raise CephsimError.single(f"--set {text!r}: expected dotted.path=value")
+    path, _, raw = text.partition("=")
+    keys = [k for k in path.strip().split(".") if k]
+    if not keys:
+        raise CephsimError.single(f"--set {text!r}: empty field path")
+    try:
+        value = YAML(typ="safe").load(io.StringIO(raw)) if raw.strip() else ""
+    except Exception:
+        value = raw
+    return keys, value
+
+
+def apply_override(data: Any, keys: list[str], value: Any, origin: str) -> None:
+    """Set ``value`` at ``keys`` in the scenario data; lists are indexed by number or by ``name``."""
+    node = data
+    for i, key in enumerate(keys):
+        last = i == len(keys) - 1
+        where = ".".join(keys[: i + 1])
+        if isinstance(node, list):
+            idx = _list_index(node, key, origin, where)
+            if last:
+                node[idx] = value
+            else:
+                node = node[idx]
+            continue
+        if not isinstance(node, dict):
+            raise CephsimError.single(f"{where}: cannot set a field inside a {type(node).__name__}",
+                                      file=origin)
+        if last:
+            node[key] = value
+        else:
+            if key not in node or node[key] is None:
+                node[key] = CommentedMap()
+            node = node[key]
+
+
+def _list_index(node: list[Any], key: str, origin: str, where: str) -> int:
+    if key.isdigit():
+        idx = int(key)
+        if idx >= len(node):
+            raise CephsimError.single(f"{where}: index {idx} out of range (list has {len(node)} items)",
+                                      file=origin)
+        return idx
+    for j, item in enumerate(node):
+        if isinstance(item, dict) and item.get("name") == key:
+            return j
+    names = [str(it.get("name")) for it in node if isinstance(it, dict)]
+    hint = difflib.get_close_matches(key, names, n=1)
+    raise CephsimError.single(
+        f"{where}: no item named {key!r}" + (f"; did you mean {hint[0]!r}?" if hint else
+                                            f" (items: {', '.join(names)})"), file=origin)
+
+
+# ---------------------------------------------------------------- validation
+
+
+def _position(data: Any, loc: tuple[Any, ...]) -> tuple[int | None, int | None]:
+    """Line/column (1-based) of the deepest key of ``loc`` present in the ruamel tree."""
+    node, line, col = data, None, None
+    for key in loc:
+        if isinstance(node, CommentedMap) and key in node:
+            try:
+                ln, cl = node.lc.key(key)
+                line, col = ln + 1, cl + 1
+            except (KeyError, TypeError, AttributeError):
+                pass
+            node = node[key]
+        elif isinstance(node, CommentedSeq) and isinstance(key, int) and key < len(node):
+            try:
+                ln, cl = node.lc.item(key)
+                line, col = ln + 1, cl + 1
+            except (KeyError, TypeError, AttributeError):
+                pass
+            node = node[key]
+        else:
+            break
+    return line, col
+
+
+def _clean_loc(loc: tuple[Any, ...]) -> tuple[Any, ...]:
+    # pydantic inserts union-member tags ("str", "CPUModel", "function-before[...]", "constant")
+    out = []
+    for part in loc:
+        if isinstance(part, str) and (part[:1].isupper() or "[" in part or part in
+                                      ("str", "int", "constant", "lognormal", "normal", "uniform",
+                                       "exponential", "mixture")):
+            continue
+        out.append(part)
+    return tuple(out)
+
+
+def _allowed_keys(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
+    """Field names (and aliases) valid at the parent of ``loc`` — for 'did you mean'."""
+    cur: Any = model
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        fields = getattr(cur, "model_fields", None)
+        if not fields or part not in fields:
+            return []
+        ann = fields[part].annotation
+        cur = _model_in(ann)
+        if cur is None:
+            return []
+    fields = getattr(cur, "model_fields", {})
+    return [f.alias or n for n, f in fields.items()]
+
+
+def _model_in(ann: Any) -> type[BaseModel] | None:
+    if isinstance(ann, type) and issubclass(ann, BaseModel):
+        return ann
+    for arg in getattr(ann, "__args__", ()) or ():
+        m = _model_in(arg)
+        if m is not None:
+            return m
+    return None
+
+
+def validation_problems(err: ValidationError, data: Any, filename: str,
+                        overridden: dict[tuple[str, ...], str] | None = None) -> list[Problem]:
+    problems: list[Problem] = []
+    seen: set[tuple[str, str]] = set()
+    for e in err.errors(include_url=False):
+        loc = _clean_loc(tuple(e["loc"]))
+        path = ".".join(str(p) for p in loc) or "(top level)"
+        msg = e["msg"].removeprefix("Value error, ")
+        if e["type"] == "extra_forbidden" and loc:
+            hint = difflib.get_close_matches(str(loc[-1]), _allowed_keys(Scenario, loc), n=1)
+            msg = "unknown key" + (f"; did you mean {hint[0]!r}?" if hint else "")
+        if e["type"] == "union_tag_invalid" or "discriminator" in msg:
+            msg = msg.replace("Input tag", "distribution")
+        key = (path, msg)
+        if key in seen:
+            continue
+        seen.add(key)
+        origin = _override_origin(loc, overridden or {})
+        if origin:
+            problems.append(Problem(msg, file=origin, path=path))
+        else:
+            line, col = _position(data, loc)
+            problems.append(Problem(msg, file=filename, line=line, column=col, path=path))
+    return problems
+
+
+def _override_origin(loc: tuple[Any, ...], overridden: dict[tuple[str, ...], str]) -> str | None:
+    names = tuple(str(p) for p in loc)
+    for keys, origin in overridden.items():
+        if names[: len(keys)] == keys or keys[: len(names)] == names:
+            return origin
+    return None
+
+
+def load_scenario(path: str | Path, overrides: list[str] | None = None) -> Scenario:
+    """Read, override and validate a scenario file; raises :class:`CephsimError`."""
+    p = Path(path)
+    data = read_scenario_data(p)
+    overridden: dict[tuple[str, ...], str] = {}
+    for text in overrides or []:
+        keys, value = parse_override(text)
+        apply_override(data, keys, value, f"--set {text}")
+        overridden[tuple(keys)] = f"--set {text}"
+    try:
+        scenario = Scenario.model_validate(data)
+    except ValidationError as err:
+        raise CephsimError(validation_problems(err, data, str(p), overridden)) from None
+    return scenario
+
+
+def scenario_dir(path: str | Path) -> Path:
+    return Path(path).resolve().parent

@@ -1,0 +1,238 @@
+"""The scenario file format: pydantic models that *are* the documentation.
+
+A scenario describes one experiment: which hosts (CPU, tuning, NIC, OSDs and
+their disks), how they are networked (switch or routed leaf-spine, MTU,
+netem-style impairments), the pool, the Ceph release and settings, the fio-like
+workload and the run length.  Every field has a description; ``cephsim
+schema`` publishes the JSON Schema for editors.
+
+Units are strings parsed here, once (``"25Gbit/s"``, ``"15us"``, ``"4KiB"``);
+unknown keys are errors.  Hardware is named from the catalog
+(``cpu: epyc-7351p``) or given inline with the same fields as a catalog entry.
+Cross-field checks that need the whole scenario (a pool larger than the
+number of OSD hosts, a client that does not exist) are in
+:func:`Scenario._cross_checks`; checks that need the catalog happen when the
+scenario is resolved (:mod:`cephsim.resolve`).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+
+from cephsim.catalog.models import CPUModel, DiskModel, NICModel, SwitchModel
+from cephsim.dists import DistSpec
+from cephsim.units import parse_duration_ns, parse_percent, parse_size_bytes
+
+Duration = Annotated[int, BeforeValidator(parse_duration_ns)]
+Size = Annotated[int, BeforeValidator(parse_size_bytes)]
+Fraction = Annotated[float, BeforeValidator(parse_percent)]
+
+RELEASES = ("nautilus", "octopus", "pacific", "quincy", "reef", "squid")
+Release = Literal["nautilus", "octopus", "pacific", "quincy", "reef", "squid"]
+
+
+class _M(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class Netem(_M):
+    """netem-style impairment on a host's egress (or one link), as ``tc qdisc ... netem``."""
+
+    delay: Duration = Field(0, description="Added one-way delay per packet, e.g. '160ms'.")
+    jitter: Duration = Field(0, description="Delay variation: half-width of a uniform range (netem default) or the standard deviation with distribution 'normal'.")
+    distribution: Literal["uniform", "normal"] = Field("uniform", description="Shape of the jitter, as netem's 'distribution' keyword (none = uniform).")
+    loss: Fraction = Field(0.0, description="Packet loss probability, e.g. '1%'. A lost segment costs a TCP retransmission timeout.")
+
+    @model_validator(mode="after")
+    def _check(self) -> Netem:
+        if self.delay < 0:
+            raise ValueError(f"delay must not be negative (got {self.delay} ns)")
+        if self.jitter < 0:
+            raise ValueError("jitter must not be negative")
+        if self.jitter > 0 and self.delay == 0:
+            raise ValueError("jitter without delay: netem needs a delay for jitter to apply")
+        if not 0.0 <= self.loss <= 1.0:
+            raise ValueError(f"loss must be between 0% and 100% (got {self.loss:.4%})")
+        return self
+
+
+class CPUTuning(_M):
+    """Power-management settings of a host (what tuned / kernel command lines change)."""
+
+    max_cstate: str | int | None = Field(
+        None,
+        description="Deepest idle state the kernel may use, by name ('C1', 'POLL') or index "
+        "(processor.max_cstate=1 -> 1). null = all states the platform offers.",
+    )
+    governor: Literal["performance", "ondemand", "schedutil", "conservative", "powersave"] = Field(
+        "schedutil", description="cpufreq governor deciding the clock CPU work runs at."
+    )
+    boost: bool = Field(True, description="Turbo/boost enabled (max clock = boost clock, else base clock).")
+
+
+class OSDGroup(_M):
+    """The OSDs of one host: how many, and on which drive model."""
+
+    count: int = Field(1, ge=0, description="OSD daemons per host (one drive each).")
+    disk: str | DiskModel = Field(description="Catalog disk id (see `cephsim catalog disks`) or an inline disk model.")
+
+
+class HostGroup(_M):
+    """A group of identical hosts, named ``<name>0``, ``<name>1``, ..."""
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9-]*$", description="Group name; hosts are named name0, name1, ...")
+    count: int = Field(1, ge=1, description="Number of hosts in the group.")
+    cpu: str | CPUModel = Field(description="Catalog CPU id (see `cephsim catalog cpus`) or an inline CPU model.")
+    sockets: int = Field(1, ge=1, description="CPU sockets per host.")
+    cstates: str | None = Field(None, description="C-state table id; default is the CPU's platform table.")
+    tuning: CPUTuning = Field(default_factory=CPUTuning, description="C-state limit and frequency governor.")
+    nic: str | NICModel = Field(description="Catalog NIC id (see `cephsim catalog nics`) or an inline NIC model.")
+    bond: int = Field(1, ge=1, description="Links bonded (LACP); one flow uses one link, so latency is per link.")
+    osds: OSDGroup | None = Field(None, description="OSDs on each host of the group; omit for client-only hosts.")
+    osd_cores: int | None = Field(None, ge=1, description="Cores the OSD daemons may use (a cpuset); null = all cores, shared with everything else.")
+    netem: Netem | None = Field(None, description="netem on this host's egress (every packet it sends).")
+
+
+class LinkNetem(Netem):
+    """netem applied to one direction between two hosts."""
+
+    src: str = Field(alias="from", description="Sending host name, e.g. 'osd0'.")
+    dst: str = Field(alias="to", description="Receiving host name, e.g. 'client0'.")
+    both_ways: bool = Field(True, description="Apply the same impairment in the reverse direction too.")
+
+
+class Topology(_M):
+    """How hosts are connected."""
+
+    kind: Literal["switch", "leaf-spine"] = Field("switch", description="'switch': every host on one switch; 'leaf-spine': hosts spread over leaf switches joined by spine switches or routers.")
+    switch: str | SwitchModel = Field("generic-cut-through-25g", description="The switch (or, leaf-spine, the leaf switch) model.")
+    spine: str | SwitchModel | None = Field(None, description="leaf-spine: the spine switch or router model.")
+    hosts_per_leaf: int = Field(1, ge=1, description="leaf-spine: hosts attached to each leaf switch (in host order); 1 means every host routes itself and connects straight to the spines (BGP on the host).")
+    spines: int = Field(2, ge=1, description="leaf-spine: number of spine switches/routers; flows are spread over them by hash (ECMP).")
+    spine_tuning: CPUTuning | None = Field(None, description="leaf-spine with software routers: the routers' power tuning (tuned profile).")
+
+
+class Network(_M):
+    """Links, MTU, topology and impairments."""
+
+    mtu: int = Field(1500, ge=576, le=9216, description="Ethernet MTU in bytes on every link.")
+    topology: Topology = Field(default_factory=Topology)
+    links: list[LinkNetem] = Field(default_factory=list, description="netem on individual host-to-host directions.")
+
+
+class Pool(_M):
+    """The replicated pool the workload writes to."""
+
+    size: int = Field(3, ge=1, le=10, description="Replicas per object.")
+    min_size: int | None = Field(None, ge=1, description="Replicas needed for I/O (default size - size//2).")
+    pg_num: int = Field(128, ge=1, description="Placement groups.")
+
+    @model_validator(mode="after")
+    def _sizes(self) -> Pool:
+        if self.min_size is not None and self.min_size > self.size:
+            raise ValueError(f"min_size ({self.min_size}) is larger than size ({self.size})")
+        return self
+
+
+class Ceph(_M):
+    """Ceph release and the settings that matter for latency."""
+
+    release: Release = Field("reef", description="Ceph release: nautilus (14), octopus (15), pacific (16), quincy (17), reef (18) or squid (19).")
+    version: str | None = Field(None, pattern=r"^\d+\.\d+\.\d+$", description="Point release, e.g. '14.2.2'; matters where a default changed inside a release (min_alloc_size_ssd 16 KiB before 14.2.8).")
+    debug_logging: Literal["default", "off"] = Field("default", description="'default' debug levels (in-memory gather costs CPU per op) or all subsystems 0/0.")
+    op_shards: int | None = Field(None, ge=1, description="osd_op_num_shards override (default per release and media).")
+    op_threads_per_shard: int | None = Field(None, ge=1, description="osd_op_num_threads_per_shard override.")
+    ms_async_op_threads: int = Field(3, ge=1, description="Messenger worker threads per process.")
+    profile: str | None = Field(None, description="Calibrated software-cost profile file (YAML) that overrides the release defaults; relative to the scenario file.")
+    software: dict[str, float] = Field(default_factory=dict, description="Per-stage software cost overrides in kilocycles at reference per-clock speed, e.g. {osd.do_op: 120}.")
+    tails: bool = Field(True, description="Model background stalls (RocksDB flush/compaction, BlueFS log) that cause tail latency.")
+
+
+class Workload(_M):
+    """fio-like workload."""
+
+    rw: Literal["write", "randwrite", "read", "randread", "rw", "randrw"] = Field("randwrite", description="I/O pattern, as fio's rw=.")
+    rwmixread: int = Field(50, ge=0, le=100, description="rw/randrw: percentage of reads.")
+    bs: Size = Field(4096, description="Block size, e.g. '4KiB'.")
+    iodepth: int = Field(1, ge=1, le=4096, description="I/Os in flight per job.")
+    numjobs: int = Field(1, ge=1, le=1024, description="Independent jobs (each with its own image and iodepth).")
+    engine: Literal["rbd", "krbd", "cephfs", "rados"] = Field("rbd", description="Client: librbd (fio rbd engine), kernel rbd, CephFS kernel client, or librados.")
+    clients: list[str] | None = Field(None, description="Client host names; jobs are spread over them. Default: the first host without OSDs.")
+    image_size: Size = Field(10 * 1024**3, description="RBD image size per job (sets how many objects/PGs are touched).")
+    object_size: Size = Field(4 * 1024**2, description="RADOS object size.")
+
+    @model_validator(mode="after")
+    def _bs(self) -> Workload:
+        if self.bs <= 0 or self.bs % 512:
+            raise ValueError(f"bs must be a positive multiple of 512 bytes (got {self.bs})")
+        if self.bs > self.object_size:
+            raise ValueError("bs larger than the object size is not modelled")
+        return self
+
+
+class Run(_M):
+    """Run length and randomness."""
+
+    seed: int = Field(1, ge=0, description="Seed of every random stream in the run.")
+    ios: int | None = Field(None, ge=1, description="Stop after this many I/Os complete after ramp (per run).")
+    runtime: Duration | None = Field(None, description="Or: simulated time after ramp, e.g. '60s'.")
+    ramp_time: Duration = Field(0, description="Simulated warm-up excluded from statistics, like fio's ramp_time.")
+    ramp_ios: int = Field(200, ge=0, description="I/Os excluded from statistics at the start (in addition to ramp_time).")
+    records: bool = Field(True, description="Keep per-op stage records (breakdown, op-tracker times). Statistics do not depend on it.")
+    fast_path: bool = Field(True, description="Engine optimisation that runs causally-safe steps without a SimPy event; results are identical either way.")
+
+    @model_validator(mode="after")
+    def _length(self) -> Run:
+        if self.ios is None and self.runtime is None:
+            object.__setattr__(self, "ios", 20000)
+        if self.runtime is not None and self.runtime <= 0:
+            raise ValueError("runtime must be positive")
+        if self.ramp_time < 0:
+            raise ValueError("ramp_time must not be negative")
+        return self
+
+
+class Scenario(_M):
+    """A cephsim scenario: cluster, network, pool, Ceph, workload and run."""
+
+    name: str = Field("scenario", description="Short name used in reports.")
+    description: str = Field("", description="What question this scenario answers.")
+    hosts: list[HostGroup] = Field(min_length=1, description="Host groups (OSD hosts and client hosts).")
+    network: Network = Field(default_factory=Network)
+    pool: Pool = Field(default_factory=Pool)
+    ceph: Ceph = Field(default_factory=Ceph)
+    workload: Workload = Field(default_factory=Workload)
+    run: Run = Field(default_factory=Run)
+    monitors: dict[str, Any] | None = Field(None, description="Monitor cluster and its links (see `cephsim schema`: monitors section).")
+
+    @model_validator(mode="after")
+    def _cross_checks(self) -> Scenario:
+        names: list[str] = []
+        for g in self.hosts:
+            names += [f"{g.name}{i}" for i in range(g.count)]
+        if len(set(names)) != len(names):
+            raise ValueError("host group names produce duplicate host names")
+        osd_hosts = [f"{g.name}{i}" for g in self.hosts if g.osds and g.osds.count > 0
+                     for i in range(g.count)]
+        if not osd_hosts:
+            raise ValueError("no host has OSDs")
+        if self.pool.size > len(osd_hosts):
+            raise ValueError(
+                f"pool.size {self.pool.size} is larger than the number of OSD hosts "
+                f"({len(osd_hosts)}): CRUSH cannot place the replicas on distinct hosts")
+        clients = self.workload.clients
+        if clients:
+            for c in clients:
+                if c not in names:
+                    raise ValueError(f"workload.clients: no host named {c!r} (hosts: {', '.join(names)})")
+        for ln in self.network.links:
+            for h in (ln.src, ln.dst):
+                if h not in names:
+                    raise ValueError(f"network.links: no host named {h!r}")
+        return self
+
+
+def host_names(s: Scenario) -> list[str]:
+    return [f"{g.name}{i}" for g in s.hosts for i in range(g.count)]

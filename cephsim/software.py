@@ -1,0 +1,121 @@
+"""Per-release software costs (the calibrated part of the model).
+
+The costs live in ``catalog/data/software.yaml``: CPU work per stage of the
+write path in kilocycles at the reference per-clock speed, a per-release
+scale, the extra CPU of default debug logging, per-stage CPU variability, and
+the background-stall process that makes the tail.  A calibrated profile file
+(``ceph.profile`` in a scenario, written by ``cephsim calibrate``) overrides
+any of these.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from ruamel.yaml import YAML
+
+from cephsim.dists import DistSpec
+from cephsim.errors import CephsimError, Problem
+
+
+class Tails(BaseModel):
+    """Background work that stalls an OSD's commit thread (RocksDB memtable flush and
+    compaction write stalls, BlueFS log compaction): a Poisson process per OSD."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kv_stall_rate_hz: float = Field(ge=0, description="Stalls per second per OSD.")
+    kv_stall: DistSpec = Field(description="How long bstore_kv_sync is held up by one stall.")
+
+
+class ReleaseCosts(BaseModel):
+    """Software costs of one release."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    basis: str = Field(description="Where these numbers come from.")
+    scale: float = Field(gt=0, description="Common factor applied to every stage cost (the fitted part).")
+    kcycles: dict[str, float] = Field(description="Per-stage CPU work, kilocycles at per-clock 1.0, before scale.")
+    logging_overhead: float = Field(ge=0, description="Extra fraction of OSD CPU work with default debug levels.")
+    cpu_jitter_sigma: float = Field(ge=0, description="Per-stage CPU work is multiplied by a lognormal factor with this sigma (cache misses, interrupts).")
+    notify_all_on_enqueue: bool = Field(description="Shard enqueue wakes every thread of the shard (O15.2.8+); the extra ones wake spuriously.")
+    osd_op_queue: Literal["wpq", "mclock_scheduler"]
+    tails: Tails
+
+    def cost(self, stage: str) -> float:
+        """Scaled kilocycles of a stage."""
+        return self.kcycles[stage] * self.scale
+
+
+class SoftwareFile(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    stages: dict[str, str]
+    releases: dict[str, ReleaseCosts]
+
+
+class ProfileOverride(BaseModel):
+    """A calibrated profile file: any subset of a release's costs."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    release: str | None = Field(None, description="Release the profile was fitted for (informational).")
+    basis: str | None = None
+    scale: float | None = Field(None, gt=0)
+    kcycles: dict[str, float] = Field(default_factory=dict)
+    logging_overhead: float | None = Field(None, ge=0)
+    cpu_jitter_sigma: float | None = Field(None, ge=0)
+    tails: Tails | None = None
+
+
+@lru_cache(maxsize=1)
+def software_table() -> SoftwareFile:
+    text = resources.files("cephsim.catalog").joinpath("data/software.yaml").read_text("utf-8")
+    data = YAML(typ="safe").load(text)
+    return SoftwareFile.model_validate(data)
+
+
+def release_costs(release: str, profile_path: Path | None = None,
+                  overrides: dict[str, float] | None = None) -> ReleaseCosts:
+    """The costs for a release, with a profile file and per-stage overrides applied."""
+    table = software_table()
+    base = table.releases[release]
+    update: dict[str, Any] = {}
+    if profile_path is not None:
+        prof = load_profile(profile_path)
+        for field in ("basis", "scale", "logging_overhead", "cpu_jitter_sigma", "tails"):
+            v = getattr(prof, field)
+            if v is not None:
+                update[field] = v
+        if prof.kcycles:
+            update["kcycles"] = {**base.kcycles, **prof.kcycles}
+    if overrides:
+        unknown = sorted(set(overrides) - set(table.stages))
+        if unknown:
+            raise CephsimError.single(
+                f"unknown software stage(s) {', '.join(unknown)}; known: {', '.join(table.stages)}",
+                path="ceph.software")
+        # overrides are absolute (already scaled) kilocycles: express them pre-scale
+        kc = dict(update.get("kcycles", base.kcycles))
+        scale = update.get("scale", base.scale)
+        for k, v in overrides.items():
+            kc[k] = v / scale
+        update["kcycles"] = kc
+    return base.model_copy(update=update) if update else base
+
+
+def load_profile(path: Path) -> ProfileOverride:
+    try:
+        data = YAML(typ="safe").load(path.read_text("utf-8"))
+    except FileNotFoundError:
+        raise CephsimError.single("profile file not found", file=str(path)) from None
+    except Exception as e:  # noqa: BLE001 - any YAML problem is a user error here
+        raise CephsimError.single(f"cannot read profile: {e}", file=str(path)) from None
+    try:
+        return ProfileOverride.model_validate(data or {})
+    except ValidationError as err:
+        raise CephsimError([Problem(e["msg"], file=str(path), path=".".join(map(str, e["loc"])))
+                            for e in err.errors(include_url=False)]) from None

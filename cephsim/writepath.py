@@ -1,0 +1,288 @@
+"""The replicated write (and read) protocol, as readable kernel processes.
+
+This module tells the story of one client I/O, thread by thread, following
+ceph-internals.md §1.2.  Each ``yield t`` hands control back to the kernel
+until time ``t``; each ``thread.run(...)`` is a hand-off to a (possibly
+sleeping) thread, which may pay a C-state wake-up; each ``disk.*`` and
+``path.transfer`` is a device I/O or a network message.
+
+Every step adds its time to the op's accumulator ``acc = [network, cpu, wake,
+disk, queue]`` (ns).  Where the path forks (replicas in parallel with the
+local commit) each branch gets a copy; the join continues with the copy of the
+branch that arrived last, so the accumulator always sums *exactly* to the
+op's latency along its critical path.
+
+Op-tracker event times (``initiated``, ``queued_for_pg``, ``reached_pg``,
+``started``, ``waiting for subops``, ``op_commit``, ``sub_op_commit_rec``,
+``commit_sent``, ``done``) are recorded at the primary, named as in Ceph's
+``dump_historic_ops``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Generator
+
+from cephsim.components.cluster import OSD, ClientJob, Cluster
+from cephsim.engine.kernel import Join, Kernel
+
+# header bytes of the messages (MOSDOp, MOSDRepOp carrying the transaction and
+# log entry, replies), from the msgr2 frame layout plus typical encodings
+OSDOP_HDR = 300
+REPOP_HDR = 600
+REPLY_BYTES = 250
+
+# op-tracker events recorded per op (indices into Op.ev)
+EVENTS = ("initiated", "queued_for_pg", "reached_pg", "started", "waiting_for_subops",
+          "op_commit", "sub_op_commit_rec", "commit_sent", "done")
+(E_INIT, E_QUEUED, E_REACHED, E_STARTED, E_WAITSUB, E_OPCOMMIT, E_SUBREC, E_SENT,
+ E_DONE) = range(len(EVENTS))
+
+
+class Op:
+    """One client I/O in flight."""
+
+    __slots__ = ("acc", "ev", "is_write", "job", "nbytes", "pg", "submit", "slat_end")
+
+    def __init__(self, job: ClientJob, is_write: bool, nbytes: int, pg: int, t: int) -> None:
+        self.job = job
+        self.is_write = is_write
+        self.nbytes = nbytes
+        self.pg = pg
+        self.submit = t
+        self.slat_end = t
+        self.acc = [0, 0, 0, 0, 0]
+        self.ev = [0] * len(EVENTS)
+
+
+class Protocol:
+    """Ceph's I/O path over a built :class:`Cluster`."""
+
+    def __init__(self, cluster: Cluster, kernel: Kernel, jitter: Any) -> None:
+        self.c = cluster
+        self.k = kernel
+        r = cluster.r
+        costs = r.ceph.costs
+        log = 1.0 + (costs.logging_overhead if r.ceph.debug_logging == "default" else 0.0)
+        self.cost = {s: costs.cost(s) * (log if s.startswith("osd.") else 1.0)
+                     for s in costs.kcycles}
+        self.jitter = jitter  #: callable -> multiplicative CPU-work factor
+        self.size = r.scenario.pool.size
+        self.deferred = r.ceph.write_mode == "deferred"
+        self.notify_all = costs.notify_all_on_enqueue
+        self.batch_ops = 64 if any(h.disk and h.disk.media == "hdd" for h in r.hosts) else 16
+
+    # ------------------------------------------------------------ helpers
+    def kc(self, stage: str, nbytes: int = 0) -> float:
+        """Kilocycles of a stage (with variability) plus per-KiB payload work."""
+        base = self.cost[stage] * self.jitter()
+        if nbytes:
+            base += self.cost["kernel.per_kib"] * nbytes / 1024.0
+        return base
+
+    def _shard(self, osd: OSD, pg: int, t: int) -> tuple[Any, int]:
+        """The shard thread that picks up a PG item at ``t``, and when the PG lock is free."""
+        threads = osd.shards[pg % len(osd.shards)]
+        th = min(threads, key=lambda x: x.free_at)
+        if self.notify_all and len(threads) > 1 and all(x.free_at <= t for x in threads):
+            # notify_all on an empty shard queue: the sibling wakes, finds nothing, sleeps
+            for x in threads:
+                if x is not th:
+                    x.run(t, self.cost["kernel.wakeup"], None)
+        return th, max(t, osd.pg_lock.get(pg, 0))
+
+    # ------------------------------------------------------------ client side
+    def client_io(self, op: Op, primary: OSD, done: Join) -> Generator[Any, Any, None]:
+        """Kernel process: one fio I/O from submission to completion."""
+        k, c, acc, job = self.k, self.c, op.acc, op.job
+        t = job.app.run(k.now, self.kc("client.submit"), acc, handoff=False)
+        op.slat_end = t
+        yield t
+        t = job.librbd.run(t, self.kc("client.librbd"), acc)
+        yield t
+        worker = job.msgr[primary.id % len(job.msgr)]
+        out = OSDOP_HDR + (op.nbytes if op.is_write else 0)
+        t = worker.run(t, self.kc("client.msgr_send") + self.kc("kernel.tcp_tx", out), acc)
+        t = yield from c.path(job.host, primary.host).transfer(t, out, acc)
+        yield t
+        if op.is_write:
+            t = yield from self.primary_write(op, primary, t)
+            back = REPLY_BYTES
+        else:
+            t = yield from self.primary_read(op, primary, t)
+            back = REPLY_BYTES + op.nbytes
+        t = yield from c.path(primary.host, job.host).transfer(t, back, acc)
+        yield t
+        t = worker.run(t, self.kc("client.msgr_recv") + self.kc("kernel.tcp_rx", back), acc)
+        yield t
+        t = job.finisher.run(t, self.kc("client.finisher"), acc)
+        yield t
+        t = job.app.run(t, self.kc("client.complete"), acc)
+        yield t
+        done.arrive(t, op)
+
+    # ------------------------------------------------------------ primary OSD
+    def primary_write(self, op: Op, osd: OSD, t: int) -> Generator[Any, Any, int]:
+        acc, ev, k = op.acc, op.ev, self.k
+        inbytes = OSDOP_HDR + op.nbytes
+        worker = osd.msgr[op.job.index % len(osd.msgr)]
+        ev[E_INIT] = t
+        t = worker.run(t, self.kc("osd.msgr_recv") + self.kc("kernel.tcp_rx", inbytes), acc)
+        ev[E_QUEUED] = t
+        yield t
+        th, t_lock = self._shard(osd, op.pg, t)
+        acc[4] += t_lock - t
+        t = th.run(t_lock, self.kc("osd.do_op"), acc)
+        ev[E_REACHED] = ev[E_STARTED] = t_lock  # dequeued by the shard thread
+        ev[E_WAITSUB] = t
+        replicas = self.c.acting[op.pg][1:]
+        branches = Join(k, len(replicas) + 1)
+        for i, rid in enumerate(replicas):
+            k.spawn(self.replicate(op, osd, self.c.osds[rid], i, list(acc), branches), t)
+        k.spawn(self.local_commit(op, osd, th, list(acc), branches), t)
+        yield branches
+        # the last of {local commit, replica replies} completes the repop: eval_repop builds
+        # the MOSDOpReply and the msgr-worker owning the client connection sends it
+        acc = op.acc
+        acc[:] = branches.last
+        t = worker.run(branches.t, self.kc("osd.reply_send") + self.kc("kernel.tcp_tx", REPLY_BYTES),
+                       acc)
+        ev[E_SENT] = ev[E_DONE] = t
+        return t
+
+    def replicate(self, op: Op, prim: OSD, rep: OSD, i: int, acc: list[int],
+                  join: Join) -> Generator[Any, Any, None]:
+        """Branch: MOSDRepOp to one replica, its commit, the reply back at the primary."""
+        t = self.k.now
+        nbytes = REPOP_HDR + op.nbytes
+        # tp_osd_tp encodes the MOSDRepOp (fast-dispatch type: encoded in the caller) and
+        # hands it to the msgr-worker owning the replica connection
+        w = prim.msgr[rep.id % len(prim.msgr)]
+        t = w.run(t, self.kc("osd.repop_send", nbytes) + self.kc("kernel.tcp_tx", nbytes), acc)
+        t = yield from self.c.path(prim.host, rep.host).transfer(t, nbytes, acc)
+        yield t
+        rw = rep.msgr[prim.id % len(rep.msgr)]
+        t = rw.run(t, self.kc("kernel.tcp_rx", nbytes), acc)
+        yield t
+        th, t_lock = self._shard(rep, op.pg, t)
+        acc[4] += t_lock - t
+        t = th.run(t_lock, self.kc("osd.do_repop"), acc)
+        t = yield from self.bluestore_commit(op, rep, th, t, acc)
+        # repop_commit in the shard's first thread, reply via the msgr-worker
+        t = rep.shards[op.pg % len(rep.shards)][0].run(t, self.kc("osd.repop_commit"), acc)
+        yield t
+        t = rw.run(t, self.kc("kernel.tcp_tx", REPLY_BYTES), acc)
+        t = yield from self.c.path(rep.host, prim.host).transfer(t, REPLY_BYTES, acc)
+        yield t
+        t = w.run(t, self.kc("kernel.tcp_rx", REPLY_BYTES), acc)
+        yield t
+        th, t_lock = self._shard(prim, op.pg, t)
+        acc[4] += t_lock - t
+        t = th.run(t_lock, self.kc("osd.repop_reply"), acc)
+        prim.pg_lock[op.pg] = max(prim.pg_lock.get(op.pg, 0), t)
+        op.ev[E_SUBREC] = max(op.ev[E_SUBREC], t)
+        join.arrive(t, acc)
+
+    def local_commit(self, op: Op, osd: OSD, th: Any, acc: list[int],
+                     join: Join) -> Generator[Any, Any, None]:
+        """Branch: the primary's own BlueStore transaction, then its commit callback."""
+        t = yield from self.bluestore_commit(op, osd, th, self.k.now, acc, handoff=False)
+        t = osd.shards[op.pg % len(osd.shards)][0].run(t, self.kc("osd.commit_cb"), acc)
+        osd.pg_lock[op.pg] = max(osd.pg_lock.get(op.pg, 0), t)
+        op.ev[E_OPCOMMIT] = t
+        join.arrive(t, acc)
+
+    # ------------------------------------------------------------ BlueStore
+    def bluestore_commit(self, op: Op, osd: OSD, th: Any, t: int, acc: list[int],
+                         handoff: bool = False) -> Generator[Any, Any, int]:
+        """queue_transactions -> (data aio) -> kv_sync batch -> kv_final. Returns commit time."""
+        t = th.run(t, self.kc("osd.bluestore_submit") + self.kc("kernel.io_submit"), acc,
+                   handoff=handoff)
+        osd.pg_lock[op.pg] = max(osd.pg_lock.get(op.pg, 0), t)  # PG lock held until here
+        yield t
+        if not self.deferred:
+            t = osd.disk.write(t, op.nbytes, acc)
+            yield t
+            t = osd.aio_data.run(t, self.kc("osd.aio_complete") + self.kc("kernel.io_complete"), acc)
+            yield t
+        wait = Join(self.k, 1)
+        osd.kv_pending.append((t, acc, wait, op.nbytes))
+        if not osd.kv_running:
+            osd.kv_running = True
+            self.k.spawn(self.kv_sync_loop(osd), t)
+        yield wait
+        t = wait.t
+        t = osd.kv_final.run(t, self.kc("osd.kv_final"), acc)
+        yield t
+        if self.deferred:
+            self._deferred_apply(osd, t)
+        return t
+
+    def kv_sync_loop(self, osd: OSD) -> Generator[Any, Any, None]:
+        """bstore_kv_sync: commit everything queued since the last cycle in one batch."""
+        k, disk, kv = self.k, osd.disk, osd.kv_sync
+        while osd.kv_pending:
+            batch, osd.kv_pending = osd.kv_pending, []
+            start = max(k.now, kv.free_at)
+            cyc = [0, 0, 0, 0, 0]
+            t = kv.run(start, self.kc("osd.kv_sync") * 0.5, cyc)
+            if not self.deferred or osd.kv_need_flush:
+                osd.kv_need_flush = False
+                yield t
+                t = disk.flush(t, cyc)          # bdev->flush(): fdatasync of the data device
+                kv.free_at = t
+                yield t
+                t = kv.run(t, self.kc("kernel.io_complete"), cyc)
+            yield t
+            wal = 4096 * math.ceil((sum(b[3] for b in batch) * self.deferred + 512 * len(batch)) / 4096)
+            t = disk.write(t, wal, cyc)         # BlueFS WAL append (O_DIRECT aio)
+            kv.free_at = t
+            yield t
+            t = osd.aio_bluefs.run(t, self.kc("kernel.io_complete"), cyc)
+            yield t
+            t = kv.run(t, 0.0, cyc)             # bstore_aio wakes kv_sync waiting in BlueFS
+            yield t
+            t = disk.flush(t, cyc)              # BlueFS fsync -> fdatasync of the WAL device
+            kv.free_at = t
+            yield t
+            t = kv.run(t, self.kc("kernel.io_complete") + self.kc("osd.kv_sync") * 0.5, cyc)
+            osd.kv_cycles += 1
+            osd.kv_batched += len(batch)
+            for t_enq, acc, wait, _ in batch:
+                acc[4] += start - t_enq
+                for i in range(5):
+                    acc[i] += cyc[i]
+                wait.arrive(t)
+            yield t
+        osd.kv_running = False
+
+    def _deferred_apply(self, osd: OSD, t: int) -> None:
+        """Deferred writes reach their final place later, in batches, off the latency path."""
+        osd.deferred_queued += 1
+        if osd.deferred_queued >= self.batch_ops:
+            for _ in range(osd.deferred_queued):
+                osd.disk.write(t, 4096, None)
+            osd.deferred_queued = 0
+            osd.kv_need_flush = True
+
+    # ------------------------------------------------------------ reads
+    def primary_read(self, op: Op, osd: OSD, t: int) -> Generator[Any, Any, int]:
+        acc, ev = op.acc, op.ev
+        worker = osd.msgr[op.job.index % len(osd.msgr)]
+        ev[E_INIT] = t
+        t = worker.run(t, self.kc("osd.msgr_recv") + self.kc("kernel.tcp_rx", OSDOP_HDR), acc)
+        ev[E_QUEUED] = t
+        yield t
+        th, t_lock = self._shard(osd, op.pg, t)
+        acc[4] += t_lock - t
+        ev[E_REACHED] = ev[E_STARTED] = t_lock
+        t = th.run(t_lock, self.kc("osd.do_read") + self.kc("kernel.io_submit"), acc)
+        yield t
+        t = osd.disk.read(t, op.nbytes, acc)    # the shard thread blocks on the read
+        yield t
+        t = th.run(t, self.kc("kernel.io_complete"), acc)
+        osd.pg_lock[op.pg] = max(osd.pg_lock.get(op.pg, 0), t)
+        yield t
+        t = worker.run(t, self.kc("osd.reply_send") + self.kc("kernel.tcp_tx", op.nbytes), acc)
+        ev[E_SENT] = ev[E_DONE] = t
+        return t

@@ -1,0 +1,182 @@
+"""The hardware catalog: every entry loads, every figure has a source, references resolve."""
+
+from __future__ import annotations
+
+import pytest
+
+from cephsim.catalog.load import catalog_rows, load_catalog
+from cephsim.errors import CephsimError
+
+CAT = load_catalog()
+ENTRY_KINDS = ["cpus", "disks", "nics", "switches"]
+
+
+def _entries(kinds=ENTRY_KINDS):
+    return [(k, i, e) for k in kinds for i, e in CAT.of(k).items()]
+
+
+def test_every_kind_loads_and_is_nonempty():
+    for kind in CAT.kinds():
+        assert CAT.of(kind), kind
+
+
+@pytest.mark.parametrize(("kind", "id_", "entry"), _entries(), ids=lambda v: v if isinstance(v, str) else "")
+def test_every_figure_has_a_provenance(kind, id_, entry):
+    by_alias = {info.alias or f: f for f, info in type(entry).model_fields.items()}
+    missing = [name for name in entry.figure_fields()
+               if getattr(entry, by_alias[name]) is not None and name not in entry.sources]
+    assert not missing, f"{kind}/{id_}: no source for {missing}"
+    for key, prov in entry.sources.items():
+        assert prov.source.strip(), f"{kind}/{id_}.{key}: empty source"
+        if prov.basis == "estimate":
+            assert prov.note, f"{kind}/{id_}.{key}: an estimate must say why (note)"
+
+
+@pytest.mark.parametrize("id_", sorted(CAT.cstates))
+def test_every_cstate_figure_has_a_provenance(id_):
+    table = CAT.cstates[id_]
+    for s in table.states:
+        for f in table.figure_fields():
+            prov = table.sources.get(f"{s.name}.{f}")
+            assert prov is not None, f"{id_}: no source for {s.name}.{f}"
+            if prov.basis == "estimate":
+                assert prov.note
+
+
+@pytest.mark.parametrize("id_", sorted(CAT.cstates))
+def test_cstate_tables_are_physically_sensible(id_):
+    states = CAT.cstates[id_].states
+    assert states[0].name == "POLL"
+    poll = states[0]
+    assert (poll.exit_latency_ns, poll.target_residency_ns, poll.wake_penalty_ns) == (0, 0, 0)
+    names = [s.name for s in states]
+    assert len(set(names)) == len(names)
+    for shallow, deep in zip(states, states[1:]):
+        # deeper states are declared no cheaper to leave, and the governor needs no
+        # shorter an idle period to pick them
+        assert deep.exit_latency_ns >= shallow.exit_latency_ns, (id_, deep.name)
+        assert deep.target_residency_ns >= shallow.target_residency_ns, (id_, deep.name)
+        # a deeper state never wakes faster than a shallower one
+        assert deep.wake_penalty_ns >= shallow.wake_penalty_ns, (id_, deep.name)
+    for s in states[1:]:
+        # the kernel's declared exit latency is a worst case: the charged wake cost never exceeds it...
+        assert 0 < s.wake_penalty_ns <= s.exit_latency_ns, (id_, s.name)
+        # ...and the governor never picks a state whose declared exit exceeds its residency
+        assert s.exit_latency_ns <= s.target_residency_ns, (id_, s.name)
+
+
+def test_cpu_cstates_and_router_cpus_resolve():
+    for id_, cpu in CAT.cpus.items():
+        assert cpu.cstates in CAT.cstates, f"cpu {id_}: unknown cstates table {cpu.cstates!r}"
+        assert cpu.min_clock_hz <= cpu.base_clock_hz <= cpu.boost_clock_hz, id_
+    for id_, sw in CAT.switches.items():
+        if sw.forwarding == "software":
+            assert sw.cpu in CAT.cpus, f"switch {id_}: unknown cpu {sw.cpu!r}"
+            assert sw.forwarding_cycles and sw.forwarding_cycles > 0, id_
+        if sw.kind == "router":
+            assert sw.cpu in CAT.cpus, id_
+
+
+def test_covers_components_yaml_cpu_clocks():
+    expected = {
+        "epyc-7543p", "epyc-7313p", "epyc-9124", "epyc-7351p",
+        "epyc-7763", "epyc-7713", "epyc-75f3", "epyc-7443", "epyc-7343",
+        "xeon-8480plus", "xeon-6430", "xeon-6448y", "xeon-4410y",
+        "xeon-8380", "xeon-6354", "xeon-4314", "xeon-6342", "xeon-8375c",
+        "xeon-8280", "xeon-6248", "xeon-6230", "xeon-4210", "xeon-8275cl",
+        "xeon-e5-2695v4",
+    }
+    assert expected <= set(CAT.cpus), expected - set(CAT.cpus)
+
+
+def test_covers_disk_classes_and_measured_drives():
+    expected = {
+        # components.md section 3 classes
+        "generic-enterprise-nvme-plp", "generic-enterprise-sata-plp", "generic-consumer-sata",
+        "generic-consumer-nvme", "generic-hdd-7200",
+        # measured drives
+        "pm9a3", "intel-750", "pm963", "s4510", "pm1643a", "pm863a", "pm883", "samsung-860pro",
+        "samsung-860evo-1t", "wd-blue-1t", "intel-545", "samsung-980", "samsung-970pro", "pm961",
+        "dell-7450",
+    }
+    assert expected <= set(CAT.disks), expected - set(CAT.disks)
+    for id_ in ("generic-enterprise-nvme-plp", "generic-enterprise-sata-plp", "pm9a3", "s4510"):
+        assert CAT.disks[id_].plp
+    for id_ in ("generic-consumer-sata", "generic-consumer-nvme", "samsung-980"):
+        assert not CAT.disks[id_].plp
+
+
+def test_covers_seed_cluster_hardware():
+    need = {
+        "cpus": {"epyc-7351p", "epyc-9124", "epyc-7543p", "epyc-7742", "atom-c3558"},
+        "disks": {"pm983", "pm9a3", "dell-pe8010", "dell-7450", "generic-consumer-sata", "generic-hdd-7200"},
+        "nics": {"connectx5-25g", "connectx6-100g", "bcm57416-10gbase-t", "intel-i350-1g",
+                 "intel-82599-10g", "qlogic-57810-10g", "connectx3pro-10g", "solarflare-8522-10g",
+                 "intel-x722-10gbase-t", "generic-10g", "generic-25g", "generic-100g"},
+        "switches": {"juniper-qfx5200", "seed002-10g-switch", "seed002-25g-switch", "denverton-router-1g",
+                     "generic-cut-through-10g", "generic-cut-through-25g", "generic-cut-through-100g",
+                     "arista-7050-class", "low-latency-switch-10g"},
+        "cstates": {"intel-bdw", "intel-hsw", "intel-skx", "intel-icx", "intel-spr", "intel-skl", "intel-dnv",
+                    "amd-acpi-c2-400", "amd-acpi-c2-350", "amd-acpi-c2-100", "amd-acpi-c2-30"},
+    }
+    for kind, ids in need.items():
+        assert ids <= set(CAT.of(kind)), (kind, ids - set(CAT.of(kind)))
+    assert CAT.switches["denverton-router-1g"].kind == "router"
+    assert CAT.switches["denverton-router-1g"].cpu == "atom-c3558"
+
+
+def test_disk_flush_is_cheap_with_plp_and_dominant_without():
+    for id_, d in CAT.disks.items():
+        if d.media != "flash":
+            continue
+        if d.plp:
+            assert d.flush.mean_ns < d.write_4k.mean_ns, id_
+        else:
+            assert d.flush.mean_ns > d.write_4k.mean_ns, id_
+
+
+def test_unknown_id_suggests():
+    with pytest.raises(CephsimError) as e:
+        CAT.get("disks", "pm9a4")
+    assert "did you mean" in str(e.value) and "pm9a3" in str(e.value)
+    with pytest.raises(CephsimError) as e:
+        CAT.get("cpu", "epyc-7352p")
+    assert "epyc-7351p" in str(e.value)
+    with pytest.raises(CephsimError):
+        CAT.get("gpus", "x")
+    assert CAT.get("disk", "pm983") is CAT.disks["pm983"]
+
+
+def test_load_is_cached():
+    assert load_catalog() is CAT
+
+
+def test_bad_entry_names_file_and_id(monkeypatch):
+    from cephsim.catalog import load as load_mod
+
+    def fake_read(filename):
+        return {"good-nic": None, "bad-nic": {"name": "x", "speed": "10Gbit/s", "tx_latency": "1us",
+                                               "rx_latency": "fast", "sources": {}}}
+
+    monkeypatch.setattr(load_mod, "_read", fake_read)
+    with pytest.raises(CephsimError) as e:
+        load_mod._load_kind("nics")
+    msg = str(e.value)
+    assert "nics.yaml" in msg and "bad-nic" in msg
+
+
+def test_unknown_source_key_is_rejected():
+    from cephsim.catalog.models import SwitchModel
+
+    with pytest.raises(ValueError, match="unknown figure"):
+        SwitchModel.model_validate({"name": "x", "kind": "switch", "forwarding": "cut-through",
+                                    "speed": "10Gbit/s", "latency": "1us",
+                                    "sources": {"latnecy": {"source": "s", "basis": "estimate"}}})
+
+
+def test_catalog_rows():
+    rows = catalog_rows()
+    assert {r["kind"] for r in rows} == set(CAT.kinds())
+    assert len(rows) == sum(len(CAT.of(k)) for k in CAT.kinds())
+    r = next(r for r in catalog_rows("disk") if r["id"] == "pm9a3")
+    assert r["name"] and r["figures"] and r["sources"]

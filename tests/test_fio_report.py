@@ -1,0 +1,327 @@
+"""Tests for the fio-compatible statistics and output (cephsim.report.fio_*).
+
+Fixtures in tests/fixtures/fio/ are real fio 3.33 outputs (json+ and
+json+,normal).  Golden files in tests/golden/ hold our output for a fixed
+synthetic sample set; regenerate them (after checking the diff!) with
+
+    CEPHSIM_REGEN_GOLDEN=1 /work/venv/bin/pytest tests/test_fio_report.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cephsim.report.fio_hist import (
+    BUCKET_VALUES,
+    DEFAULT_PERCENTILES,
+    FIO_IO_U_PLAT_NR,
+    HIST_MAX_EXACT_NS,
+    FioHistogram,
+    calc_percentiles,
+    plat_idx_to_val,
+    plat_val_to_idx,
+)
+from cephsim.report.fio_json import dumps_fio_json, fio_json, percentile_key
+from cephsim.report.fio_stats import DirectionStats, GroupDirStats, JobStats, bw_agg_percent
+from cephsim.report.fio_text import (
+    N2S_BYTE,
+    N2S_BYTEPERSEC,
+    display_lat,
+    fio_text,
+    group_status,
+    num2str,
+    percentile_block,
+)
+
+HERE = Path(__file__).parent
+FIXTURES = HERE / "fixtures" / "fio"
+GOLDEN = HERE / "golden"
+PSYNC_JSON = FIXTURES / "fio-3.33_psync_randwrite.jsonplus.json"
+RANDRW_OUT = FIXTURES / "fio-3.33_libaio_randrw.jsonplus_normal.out"
+
+
+def _load_randrw() -> tuple[dict, str]:
+    txt = RANDRW_OUT.read_text()
+    start = txt.index("{")
+    doc, end = json.JSONDecoder().raw_decode(txt[start:])
+    return doc, txt[start + end :]
+
+
+def _fixture_dirs() -> list[tuple[str, dict]]:
+    out = [("psync.write", json.loads(PSYNC_JSON.read_text())["jobs"][0]["write"])]
+    doc, _ = _load_randrw()
+    out += [(f"randrw.{d}", doc["jobs"][0][d]) for d in ("read", "write")]
+    return out
+
+
+# --------------------------------------------------------------------------- (a)
+def test_small_values_map_exactly() -> None:
+    v = np.arange(128)
+    assert np.array_equal(plat_val_to_idx(v), v)
+    assert np.array_equal(plat_idx_to_val(v), v)
+
+
+@pytest.mark.parametrize(
+    ("val", "idx"),
+    [(128, 128), (129, 128), (130, 129), (255, 191), (256, 192), (259, 192), (260, 193),
+     (511, 255), (512, 256), (1000, 317), (1_000_000, 954),
+     (HIST_MAX_EXACT_NS - 1, FIO_IO_U_PLAT_NR - 1), (HIST_MAX_EXACT_NS, FIO_IO_U_PLAT_NR - 1),
+     (10**15, FIO_IO_U_PLAT_NR - 1)],
+)  # fmt: skip
+def test_val_to_idx_boundaries(val: int, idx: int) -> None:
+    assert int(plat_val_to_idx(val)[0]) == idx
+
+
+@pytest.mark.parametrize(
+    ("idx", "val"),
+    [(128, 129), (129, 131), (191, 255), (192, 258), (256, 516), (1855, 17_112_760_320)],
+)
+def test_idx_to_val(idx: int, val: int) -> None:
+    assert int(plat_idx_to_val(idx)[0]) == val
+
+
+def test_bucket_value_lies_in_its_bucket() -> None:
+    assert np.array_equal(plat_val_to_idx(BUCKET_VALUES), np.arange(FIO_IO_U_PLAT_NR))
+    assert np.all(np.diff(BUCKET_VALUES) > 0)
+
+
+def test_overflow_is_counted_not_silent() -> None:
+    h = FioHistogram.from_samples(np.array([5, HIST_MAX_EXACT_NS, 3 * HIST_MAX_EXACT_NS]))
+    assert h.overflow == 2
+    assert h.total == 3
+    assert h.counts[-1] == 2
+    d = DirectionStats.from_samples(None, np.array([1000, 2 * HIST_MAX_EXACT_NS]),
+                                    bs_bytes=4096, runtime_ns=10**9)  # fmt: skip
+    assert d.overflow == 1
+
+
+def test_rejects_negative_and_float_nan() -> None:
+    with pytest.raises(ValueError):
+        FioHistogram.from_samples(np.array([-1]))
+    with pytest.raises(ValueError):
+        FioHistogram.from_samples(np.array([np.nan]))
+
+
+# --------------------------------------------------------------------------- (b)
+@pytest.mark.parametrize(
+    ("name", "ddir"), _fixture_dirs(), ids=lambda x: x if isinstance(x, str) else ""
+)
+def test_percentiles_match_real_fio(name: str, ddir: dict) -> None:
+    clat = ddir["clat_ns"]
+    samples = FioHistogram.from_bins(clat["bins"]).expand()
+    assert samples.size == clat["N"]
+    h = FioHistogram.from_samples(samples)
+    assert h.bins() == clat["bins"]
+    ours = {percentile_key(p): v for p, v in h.percentiles(DEFAULT_PERCENTILES).items()}
+    assert ours == clat["percentile"]
+    # and through the full DirectionStats -> JSON path
+    d = DirectionStats.from_samples(None, samples, bs_bytes=4096, runtime_ns=2 * 10**9)
+    assert list(d.clat_percentiles.values()) == list(clat["percentile"].values())
+
+
+def test_percentile_threshold_uses_fio_long_double() -> None:
+    # nr = 1000, p = 99.9: threshold 999.00000000000005684 (long double) > 999,
+    # so fio needs all 1000 samples: the 99.9th is the max bucket.
+    counts = np.zeros(FIO_IO_U_PLAT_NR, dtype=np.int64)
+    counts[10] = 999
+    counts[100] = 1
+    _, vals = calc_percentiles(counts, [99.9])
+    assert vals == (100,)
+    _, vals = calc_percentiles(counts, [50.0, 99.0])
+    assert vals == (10, 10)
+
+
+# --------------------------------------------------------------------------- text vs real fio
+def test_text_pieces_match_real_fio_normal_output() -> None:
+    doc, normal = _load_randrw()
+    job = doc["jobs"][0]
+    groups = {}
+    for dname in ("read", "write"):
+        x = job[dname]
+        runt = x["runtime"]
+        bw = 1000 * x["io_bytes"] // runt
+        iops = 1000 * x["total_ios"] // runt
+        hdr = (
+            f"  {dname}: IOPS={num2str(iops, 4)}, BW={num2str(bw, 4, 1, True, N2S_BYTEPERSEC)} "
+            f"({num2str(bw, 4, 1, False, N2S_BYTEPERSEC)})"
+            f"({num2str(x['io_bytes'], 4, 1, True, N2S_BYTE)}/{runt}msec)"
+        )
+        assert hdr in normal
+        for key, label in (("slat_ns", "slat"), ("clat_ns", "clat"), ("lat_ns", " lat")):
+            s = x[key]
+            assert display_lat(label, s["min"], s["max"], s["mean"], s["stddev"]) in normal
+        p = FioHistogram.from_bins(x["clat_ns"]["bins"]).percentiles()
+        assert percentile_block(list(p), list(p.values())) in normal
+        per = bw_agg_percent(x["bw_mean"], bw)
+        assert f"per={per:3.2f}%, avg={x['bw_mean']:5.2f}" in normal
+        groups[dname] = GroupDirStats(runt, runt, bw, bw, x["io_bytes"], bw)
+    assert group_status(0, groups) in normal
+
+
+@pytest.mark.parametrize(
+    ("args", "out"),
+    [((20277, 4), "20.3k"), ((1611786, 6), "1611.8k"), ((999, 4), "999"),
+     ((83058118, 4, 1, True, N2S_BYTEPERSEC), "79.2MiB/s"),
+     ((83058118, 4, 1, False, N2S_BYTEPERSEC), "83.1MB/s"),
+     ((166199296, 4, 1, True, N2S_BYTE), "159MiB"), ((979_000, 4), "979k"),
+     ((99_999_999, 4), "100.0M")],
+)  # fmt: skip
+def test_num2str(args: tuple, out: str) -> None:
+    assert num2str(*args) == out
+
+
+# --------------------------------------------------------------------------- (c)
+def _synthetic_jobs() -> list[JobStats]:
+    """Deterministic (RNG-free) sample set: ~0.7 ms writes with a slow tail."""
+    n = 20_000
+    i = np.arange(n, dtype=np.int64)
+    slat = 2_000 + (i * 7_919) % 9_973
+    clat = 600_000 + ((i * 104_729) % 200_003) * 2
+    clat[i % 997 == 0] += 9_000_000  # a 10 ms tail
+    clat[i % 4_999 == 0] += 150_000_000
+    completion = i * 500_000 + 250_000  # 10 s run, 2000 IOPS
+    write = DirectionStats.from_samples(
+        slat, clat, bs_bytes=4096, runtime_ns=10 * 10**9, completion_ns=completion
+    )
+    rclat = 90_000 + (i[:5000] * 7_927) % 50_021
+    read = DirectionStats.from_samples(
+        None, rclat, bs_bytes=4096, runtime_ns=10 * 10**9,
+        completion_ns=(i[:5000] + 1) * 2_000_000,
+    )  # fmt: skip
+    return [
+        JobStats("cephsim-w", "randwrite", 4096, iodepth=1, runtime_ns=10 * 10**9, write=write),
+        JobStats("cephsim-rw", "randrw", 4096, iodepth=4, numjobs=2,
+                 runtime_ns=10 * 10**9, read=read, write=write),
+    ]  # fmt: skip
+
+
+def _check_golden(name: str, text: str) -> None:
+    path = GOLDEN / name
+    if os.environ.get("CEPHSIM_REGEN_GOLDEN") == "1":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    assert path.exists(), f"missing golden {path}; run with CEPHSIM_REGEN_GOLDEN=1"
+    assert text == path.read_text()
+
+
+def test_text_golden() -> None:
+    _check_golden("fio_text_synthetic.txt", fio_text(_synthetic_jobs()))
+
+
+def test_json_plus_golden() -> None:
+    doc = fio_json(_synthetic_jobs(), fio_version="cephsim-test", plus=True)
+    text = dumps_fio_json(doc)
+    assert json.loads(text) == doc
+    _check_golden("fio_jsonplus_synthetic.json", text)
+
+
+# --------------------------------------------------------------------------- (d)
+def test_json_has_fio_plot_keys() -> None:
+    doc = fio_json(_synthetic_jobs())
+    assert list(doc)[:4] == ["fio version", "timestamp", "timestamp_ms", "time"]
+    assert doc["time"] == "Thu Jan  1 00:00:00 1970"
+    for job in doc["jobs"]:
+        for k in ("iodepth", "numjobs", "bs", "rw"):
+            assert isinstance(job["job options"][k], str)
+        for d in ("read", "write", "trim"):
+            for k in ("bw", "iops", "iops_stddev"):
+                assert k in job[d]
+            assert {"mean", "stddev"} <= set(job[d]["lat_ns"])
+        for k in ("latency_ms", "latency_us", "latency_ns", "usr_cpu", "sys_cpu"):
+            assert k in job
+        assert "bins" not in job["write"]["clat_ns"]
+    w = doc["jobs"][0]["write"]
+    assert list(w["clat_ns"]["percentile"]) == [
+        "1.000000", "5.000000", "10.000000", "20.000000", "30.000000", "40.000000",
+        "50.000000", "60.000000", "70.000000", "80.000000", "90.000000", "95.000000",
+        "99.000000", "99.500000", "99.900000", "99.950000", "99.990000",
+    ]  # fmt: skip
+    assert w["iops"] == 2000.0 and w["bw"] == 8000 and w["runtime"] == 10000
+    assert w["iops_samples"] == 20 and w["iops_min"] == w["iops_max"] == 2000
+    assert doc["jobs"][0]["read"]["total_ios"] == 0
+    assert "percentile" not in doc["jobs"][0]["read"]["clat_ns"]
+    # same key structure as a real fio document (json+, one job)
+    real = json.loads(PSYNC_JSON.read_text())["jobs"][0]
+    ours = fio_json(_synthetic_jobs(), plus=True)["jobs"][0]
+    assert list(ours) == list(real)
+    for d in ("read", "write", "trim"):
+        assert list(ours[d]) == list(real[d])
+    assert list(ours["write"]["clat_ns"]) == list(real["write"]["clat_ns"])
+    assert ours["sync"] == real["sync"]
+    assert ours["trim"] == real["trim"]
+
+
+def test_latency_buckets_sum_to_100() -> None:
+    job = fio_json(_synthetic_jobs())["jobs"][1]
+    total = sum(job["latency_ns"].values()) + sum(job["latency_us"].values()) + sum(
+        job["latency_ms"].values()
+    )
+    assert total == pytest.approx(100.0, abs=0.05)
+
+
+# --------------------------------------------------------------------------- (e)
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(st.integers(0, 2_000), st.integers(0, 10**9), st.integers(0, 2**40)),
+        min_size=1, max_size=300,
+    ),  # fmt: skip
+    st.lists(st.floats(0.001, 100.0), min_size=1, max_size=20),
+)
+def test_percentile_properties(values: list[int], plist: list[float]) -> None:
+    data = np.array(values, dtype=np.int64)
+    h = FioHistogram.from_samples(data)
+    assert h.total == data.size
+    assert int(h.counts.sum()) == data.size
+    keys, vals = calc_percentiles(h.counts, plist)
+    assert list(keys) == sorted(keys)
+    assert all(a <= b for a, b in zip(vals, vals[1:]))
+    lo = int(plat_idx_to_val(plat_val_to_idx(data.min()))[0])
+    hi = int(plat_idx_to_val(plat_val_to_idx(data.max()))[0])
+    assert all(lo <= v <= hi for v in vals)
+    assert h.overflow == int(np.count_nonzero(data >= HIST_MAX_EXACT_NS))
+
+
+# --------------------------------------------------------------------------- misc
+def test_dumps_reproduces_real_fio_json_byte_for_byte() -> None:
+    text = PSYNC_JSON.read_text()
+    assert dumps_fio_json(json.loads(text)) == text
+
+
+def test_latency_distribution_lines_match_real_fio() -> None:
+    from cephsim.report.fio_text import _LAT_M_RANGES, _LAT_RANGES, _show_lat
+
+    doc, normal = _load_randrw()
+    job = doc["jobs"][0]
+    lines = (
+        _show_lat(list(job["latency_ns"].values()), _LAT_RANGES, "nsec")
+        + _show_lat(list(job["latency_us"].values()), _LAT_RANGES, "usec")
+        + _show_lat(list(job["latency_ms"].values()), _LAT_M_RANGES, "msec")
+    )
+    assert lines and lines in normal
+
+
+def test_latency_bucket_edges() -> None:
+    from cephsim.report.fio_stats import latency_bucket_counts
+
+    n, u, m = latency_bucket_counts(
+        np.array([0, 1, 2, 999, 1000, 1999, 2000, 999_999, 10**6, 1_999_999, 2 * 10**6,
+                  1_999 * 10**6, 2_000 * 10**6, 10**12])
+    )  # fmt: skip
+    assert n == (2, 1, 0, 0, 0, 0, 0, 0, 0, 1)
+    assert u == (2, 1, 0, 0, 0, 0, 0, 0, 0, 1)
+    assert m == (2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2)
+
+
+def test_display_lat_unit_choice() -> None:
+    assert display_lat("clat", 10519, 57976, 13462.14, 900.0).startswith("    clat (nsec)")
+    assert display_lat("clat", 2001, 100_000, 5000.0, 1000.5).startswith("    clat (usec)")
+    line = display_lat("clat", 8_000_000, 259_000_000, 61_060_000.0, 13_080_000.0)
+    assert line == "    clat (msec): min=8, max=259, avg=61.06, stdev=13.08\n"
