@@ -55,10 +55,16 @@ def run(scenario: ScenarioArg, seed: SeedOpt = None, set_: SetOpt = None,
     try:
         from cephsim.report.render import render_run
         from cephsim.runner import run_scenario
-        from cephsim.scenario.load import load_scenario
+        from cephsim.scenario.load import load_scenario, locate
 
         sc = load_scenario(scenario, set_)
-        res = run_scenario(sc, scenario_path=scenario, seed=seed)
+        try:
+            from cephsim.resolve import resolve
+
+            resolved = resolve(sc, scenario)
+        except CephsimError as e:
+            raise locate(e, scenario, set_) from None
+        res = run_scenario(sc, scenario_path=scenario, seed=seed, resolved=resolved)
         _emit(render_run(res, format.value), output)
     except CephsimError as e:
         _fail(e)
@@ -69,10 +75,13 @@ def validate(scenario: ScenarioArg, set_: SetOpt = None) -> None:
     """Check a scenario (schema, units, catalog names, consistency) without running it."""
     try:
         from cephsim.resolve import resolve
-        from cephsim.scenario.load import load_scenario
+        from cephsim.scenario.load import load_scenario, locate
 
         sc = load_scenario(scenario, set_)
-        r = resolve(sc, scenario)
+        try:
+            r = resolve(sc, scenario)
+        except CephsimError as e:
+            raise locate(e, scenario, set_) from None
         osds = sum(len(h.osd_ids) for h in r.hosts)
         typer.echo(f"{scenario}: ok ({len(r.hosts)} hosts, {osds} OSDs, pool size "
                    f"{sc.pool.size}, {sc.ceph.release}, {r.ceph.write_mode} writes)")

@@ -76,14 +76,19 @@ def parse_override(text: str) -> tuple[list[str], Any]:
     return keys, value
 
 
-def apply_override(data: Any, keys: list[str], value: Any, origin: str) -> None:
-    """Set ``value`` at ``keys`` in the scenario data; lists are indexed by number or by ``name``."""
+def apply_override(data: Any, keys: list[str], value: Any, origin: str) -> tuple[str, ...]:
+    """Set ``value`` at ``keys`` in the scenario data; lists are indexed by number or by ``name``.
+
+    Returns the path with list items as indices (as validation errors name them).
+    """
     node = data
+    resolved: list[str] = []
     for i, key in enumerate(keys):
         last = i == len(keys) - 1
         where = ".".join(keys[: i + 1])
         if isinstance(node, list):
             idx = _list_index(node, key, origin, where)
+            resolved.append(str(idx))
             if last:
                 node[idx] = value
             else:
@@ -92,12 +97,14 @@ def apply_override(data: Any, keys: list[str], value: Any, origin: str) -> None:
         if not isinstance(node, dict):
             raise CephsimError.single(f"{where}: cannot set a field inside a {type(node).__name__}",
                                       file=origin)
+        resolved.append(key)
         if last:
             node[key] = value
         else:
             if key not in node or node[key] is None:
                 node[key] = CommentedMap()
             node = node[key]
+    return tuple(resolved)
 
 
 def _list_index(node: list[Any], key: str, origin: str, where: str) -> int:
@@ -223,13 +230,37 @@ def load_scenario(path: str | Path, overrides: list[str] | None = None) -> Scena
     overridden: dict[tuple[str, ...], str] = {}
     for text in overrides or []:
         keys, value = parse_override(text)
-        apply_override(data, keys, value, f"--set {text}")
-        overridden[tuple(keys)] = f"--set {text}"
+        overridden[apply_override(data, keys, value, f"--set {text}")] = f"--set {text}"
     try:
         scenario = Scenario.model_validate(data)
     except ValidationError as err:
         raise CephsimError(validation_problems(err, data, str(p), overridden)) from None
     return scenario
+
+
+def locate(err: CephsimError, path: str | Path, overrides: list[str] | None = None) -> CephsimError:
+    """Give problems found after validation (e.g. unknown catalog names) their file and line."""
+    try:
+        data = read_scenario_data(Path(path))
+    except CephsimError:
+        return err
+    overridden = {}
+    for text in overrides or []:
+        try:
+            keys, value = parse_override(text)
+            overridden[apply_override(data, keys, value, text)] = f"--set {text}"
+        except CephsimError:
+            continue
+    for p in err.problems:
+        if p.file is None and p.path:
+            loc = tuple(int(x) if x.isdigit() else x for x in p.path.split("."))
+            origin = _override_origin(loc, overridden)
+            if origin:
+                p.file = origin
+            else:
+                p.file = str(path)
+                p.line, p.column = _position(data, loc)
+    return err
 
 
 def scenario_dir(path: str | Path) -> Path:
