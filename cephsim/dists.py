@@ -219,29 +219,24 @@ def dist_to_yaml(spec: Any) -> Any:
 class Sampler:
     """Draws integer-ns samples of one distribution from one RNG stream, in batches."""
 
-    __slots__ = ("_buf", "_draw", "_i", "_n", "constant")
+    __slots__ = ("_buf", "_draw", "_pop", "constant")
 
     BATCH = 4096
 
     def __init__(self, spec: Any, rng: np.random.Generator) -> None:
-        self.constant: int | None = None
+        self.constant: int | None = spec.value if isinstance(spec, Constant) else None
         self._draw = _batch_fn(spec, rng)
-        if isinstance(spec, Constant):
-            self.constant = spec.value
+        # Samples are handed out from the end of the list (list.pop is the cheapest
+        # way to do it), so each batch is stored reversed to keep the draw order.
         self._buf: list[int] = []
-        self._i = 0
-        self._n = 0
+        self._pop = self._buf.pop
 
     def __call__(self) -> int:
-        if self.constant is not None:
-            return self.constant
-        i = self._i
-        if i >= self._n:
-            self._buf = self._draw(self.BATCH)
-            self._n = len(self._buf)
-            i = 0
-        self._i = i + 1
-        return self._buf[i]
+        try:
+            return self._pop()
+        except IndexError:  # batch used up (a constant "draws" [value] * BATCH)
+            self._buf.extend(reversed(self._draw(self.BATCH)))
+            return self._pop()
 
 
 def _batch_fn(spec: Any, rng: np.random.Generator):  # noqa: ANN202 - closure factory

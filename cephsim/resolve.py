@@ -196,7 +196,8 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
                                     "network.topology.spine_tuning")
     links: dict[tuple[str, str], Netem] = {}
     for ln in scenario.network.links:
-        imp = Netem(delay=ln.delay, jitter=ln.jitter, distribution=ln.distribution, loss=ln.loss)
+        imp = Netem.model_construct(delay=ln.delay, jitter=ln.jitter, distribution=ln.distribution,
+                                    loss=ln.loss)  # already validated as part of the scenario
         links[(ln.src, ln.dst)] = imp
         if ln.both_ways:
             links.setdefault((ln.dst, ln.src), imp)

@@ -54,18 +54,26 @@ class RunResult:
 class _Jitter:
     """Multiplicative CPU-work variability with mean 1 (lognormal), batched."""
 
+    __slots__ = ("_buf", "_pop", "rng", "sigma")
+
+    BATCH = 8192
+
     def __init__(self, sigma: float, rng: np.random.Generator) -> None:
         self.sigma = sigma
         self.rng = rng
-        self.buf: list[float] = []
+        self._buf: list[float] = []
+        self._pop = self._buf.pop  #: factors are handed out from the end of each batch
 
     def __call__(self) -> float:
-        if self.sigma == 0.0:
-            return 1.0
-        if not self.buf:
+        try:
+            return self._pop()
+        except IndexError:  # batch used up
             s = self.sigma
-            self.buf = np.exp(self.rng.normal(-s * s / 2, s, 8192)).tolist()
-        return self.buf.pop()
+            if s == 0.0:  # no variability: no draws from the stream
+                self._buf.extend([1.0] * self.BATCH)
+            else:
+                self._buf.extend(np.exp(self.rng.normal(-s * s / 2, s, self.BATCH)).tolist())
+            return self._pop()
 
 
 def _stall_process(env: simpy.Environment, osd: Any, rate_hz: float, dur: Sampler,
@@ -95,19 +103,25 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
     horizon = None
     state = {"issued_done": 0, "measured": 0, "t_first": None, "stop": False}
 
+    def stop() -> None:
+        state["stop"] = True
+        kernel.halt()  # in-flight I/Os are not completed or counted
+
     def on_complete(op: Op, t: int) -> bool:
+        if state["stop"]:
+            return False
         state["issued_done"] += 1
         if state["issued_done"] <= ramp_ios or op.submit < ramp_ns:
-            return not state["stop"]
+            return True
         if state["t_first"] is None:
             state["t_first"] = op.submit
         if horizon is not None and t > horizon_abs():
-            state["stop"] = True
+            stop()
             return False
         rec.add(op, t)
         state["measured"] += 1
         if target is not None and state["measured"] >= target:
-            state["stop"] = True
+            stop()
         return not state["stop"]
 
     def horizon_abs() -> int:

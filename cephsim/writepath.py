@@ -21,6 +21,7 @@ Op-tracker event times (``initiated``, ``queued_for_pg``, ``reached_pg``,
 from __future__ import annotations
 
 import math
+from operator import add
 from typing import Any, Generator
 
 from cephsim.components.cluster import OSD, ClientJob, Cluster
@@ -67,6 +68,7 @@ class Protocol:
         self.cost = {s: costs.cost(s) * (log if s.startswith("osd.") else 1.0)
                      for s in costs.kcycles}
         self.jitter = jitter  #: callable -> multiplicative CPU-work factor
+        self.per_kib = self.cost["kernel.per_kib"]
         self.size = r.scenario.pool.size
         self.deferred = r.ceph.write_mode == "deferred"
         self.notify_all = costs.notify_all_on_enqueue
@@ -77,14 +79,22 @@ class Protocol:
         """Kilocycles of a stage (with variability) plus per-KiB payload work."""
         base = self.cost[stage] * self.jitter()
         if nbytes:
-            base += self.cost["kernel.per_kib"] * nbytes / 1024.0
+            base += self.per_kib * nbytes / 1024.0
         return base
 
     def _shard(self, osd: OSD, pg: int, t: int) -> tuple[Any, int]:
         """The shard thread that picks up a PG item at ``t``, and when the PG lock is free."""
         threads = osd.shards[pg % len(osd.shards)]
-        th = min(threads, key=lambda x: x.free_at)
-        if self.notify_all and len(threads) > 1 and all(x.free_at <= t for x in threads):
+        # the first of the least busy threads (as min(threads, key=free_at)), and whether
+        # all of them are idle at t; a plain loop, as this runs a few times per op
+        th = threads[0]
+        idle = th.free_at <= t
+        for x in threads[1:]:
+            if x.free_at < th.free_at:
+                th = x
+            if x.free_at > t:
+                idle = False
+        if self.notify_all and len(threads) > 1 and idle:
             # notify_all on an empty shard queue: the sibling wakes, finds nothing, sleeps
             for x in threads:
                 if x is not th:
@@ -234,7 +244,8 @@ class Protocol:
                 yield t
                 t = kv.run(t, self.kc("kernel.io_complete"), cyc)
             yield t
-            wal = 4096 * math.ceil((sum(b[3] for b in batch) * self.deferred + 512 * len(batch)) / 4096)
+            data = sum(b[3] for b in batch) if self.deferred else 0  # deferred data rides in the WAL
+            wal = 4096 * math.ceil((data + 512 * len(batch)) / 4096)
             t = disk.write(t, wal, cyc)         # BlueFS WAL append (O_DIRECT aio)
             kv.free_at = t
             yield t
@@ -250,8 +261,7 @@ class Protocol:
             osd.kv_batched += len(batch)
             for t_enq, acc, wait, _ in batch:
                 acc[4] += start - t_enq
-                for i in range(5):
-                    acc[i] += cyc[i]
+                acc[:] = map(add, acc, cyc)
                 wait.arrive(t)
             yield t
         osd.kv_running = False

@@ -161,10 +161,10 @@ class Cluster:
                 d = imp.delay  # type: ignore[attr-defined]
                 delay = lambda d=d: d  # noqa: E731
             elif imp.distribution == "uniform":  # type: ignore[attr-defined]
-                spec = Uniform(low=imp.delay - imp.jitter, high=imp.delay + imp.jitter)  # type: ignore[attr-defined]
+                spec = Uniform(low=f"{imp.delay - imp.jitter}ns", high=f"{imp.delay + imp.jitter}ns")  # type: ignore[attr-defined]
                 delay = self.sampler(f"{name}.delay", spec)
             else:
-                spec = Normal(mean=imp.delay, stddev=imp.jitter)  # type: ignore[attr-defined]
+                spec = Normal(mean=f"{imp.delay}ns", stddev=f"{imp.jitter}ns")  # type: ignore[attr-defined]
                 delay = self.sampler(f"{name}.delay", spec)
         uni = None
         if imp.loss > 0:  # type: ignore[attr-defined]

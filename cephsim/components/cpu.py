@@ -62,9 +62,9 @@ class Core:
 class CoreSet:
     """Cores shared by a set of threads, with their power management."""
 
-    __slots__ = ("cfg", "cores", "governor", "ns_per_kcycle_max", "name", "per_clock",
-                 "residencies", "penalties", "max_hz", "min_hz", "busy_ns", "wakes",
-                 "wake_ns", "state_hits")
+    __slots__ = ("cfg", "cores", "governor", "name", "per_clock", "residencies", "penalties",
+                 "max_hz", "min_hz", "threads", "hits", "fixed_clock", "deepest_res",
+                 "deepest_pen", "deepest_hits")
 
     def __init__(self, name: str, cfg: CPUConfig, n_cores: int) -> None:
         self.name = name
@@ -75,13 +75,39 @@ class CoreSet:
         self.per_clock = cfg.model.per_clock_speed
         start_hz = self.max_hz if self.governor == "performance" else self.min_hz
         self.cores = [Core(i, start_hz) for i in range(n_cores)]
-        # deepest-first lists for the idle-state choice
+        self.threads: list[Thread] = []  #: threads running on these cores (they register)
+        # shallowest-first lists for the idle-state choice
         self.residencies = [s.target_residency_ns for s in cfg.cstates]
         self.penalties = [s.wake_penalty_ns for s in cfg.cstates]
-        self.busy_ns = 0
-        self.wakes = 0
-        self.wake_ns = 0
-        self.state_hits = [0] * len(cfg.cstates)
+        self.hits = [0] * len(cfg.cstates)  #: wake-ups per state, except the deepest
+        # Thread.run handles the common cases itself, with these (same values as the
+        # general code): the ``f * per_clock`` product of a fixed-clock governor, and
+        # the deepest allowed state, which every core idle at least its residency is in.
+        fixed = {"performance": self.max_hz, "powersave": self.min_hz}.get(self.governor)
+        self.fixed_clock = None if fixed is None else fixed * self.per_clock
+        self.deepest_res = self.residencies[-1]
+        self.deepest_pen = self.penalties[-1]
+        self.deepest_hits = 0
+
+    # ------------------------------------------------------------- statistics
+    # Derived when asked rather than counted on every run (Thread.run is the hot path).
+    @property
+    def busy_ns(self) -> int:
+        """Busy time of all cores (every run is accounted to exactly one thread)."""
+        return sum(th.busy_ns for th in self.threads)
+
+    @property
+    def state_hits(self) -> list[int]:
+        """Wake-ups from each allowed idle state, shallowest first."""
+        return [*self.hits[:-1], self.hits[-1] + self.deepest_hits]
+
+    @property
+    def wakes(self) -> int:
+        return sum(self.state_hits)
+
+    @property
+    def wake_ns(self) -> int:
+        return sum(h * p for h, p in zip(self.state_hits, self.penalties))
 
     # ------------------------------------------------------------- idle states
     def wake_penalty(self, idle_ns: int) -> int:
@@ -90,7 +116,7 @@ class CoreSet:
         k = len(res) - 1
         while k > 0 and res[k] > idle_ns:
             k -= 1
-        self.state_hits[k] += 1
+        self.hits[k] += 1
         return self.penalties[k]
 
     # ------------------------------------------------------------- frequency
@@ -126,13 +152,13 @@ class CoreSet:
         return core.util
 
     def _account(self, core: Core, start: int, dur: int) -> None:
+        """Busy time seen by a load-tracking governor."""
         if self.governor in ("ondemand", "conservative"):
             core.win_busy += dur
         elif self.governor == "schedutil":
             self._pelt(core, start)
             # busy time adds utilisation as PELT does (geometric series, ~1/47 per ms)
             core.util = min(1.0, core.util + dur / (PELT_HALF_LIFE_NS * 1.44))
-        self.busy_ns += dur
 
     # ------------------------------------------------------------- placement
     def pick(self, prev: int, ready: int) -> Core:
@@ -158,8 +184,9 @@ class Thread:
                  iowait: bool = False) -> None:
         self.name = name
         self.cores = cores
+        cores.threads.append(self)
         self.free_at = 0
-        self.last_core = home % len(cores.cores)
+        self.last_core: Core = cores.cores[home % len(cores.cores)]
         self.wakeup_kc = wakeup_kc
         self.iowait = iowait  #: wakes from I/O completions (schedutil iowait boost)
         self.runs = 0
@@ -170,31 +197,46 @@ class Thread:
 
         ``acc`` (``[network, cpu, wake, disk, queue]`` ns) gets the time split.
         ``handoff=False`` means the thread simply goes on with more work (no wake-up).
+
+        This is the simulator's hottest function (~50 calls per replicated write), so
+        it handles the common cases of ``CoreSet.pick`` (previous core idle),
+        ``wake_penalty`` (deepest state) and ``frequency`` (fixed clock) itself.
         """
         cs = self.cores
         free = self.free_at
-        if free > t or not handoff:  # busy (item waits in its queue) or continuing
-            ready = free if free > t else t
+        if free > t:  # busy: the item waits in the thread's queue
+            ready = free
             woken = False
-        else:
+        else:  # idle: a hand-off wakes it; otherwise it simply goes on
             ready = t
-            woken = True
-        core = cs.pick(self.last_core, ready)
-        start = core.busy_until if core.busy_until > ready else ready
+            woken = handoff
+        core = self.last_core
+        busy = core.busy_until
+        if busy > ready:  # the previous core is busy: look for another
+            core = cs.pick(core.index, ready)
+            busy = core.busy_until
+        start = busy if busy > ready else ready
         penalty = 0
         if woken:
             kcycles += self.wakeup_kc
-            if core.busy_until < ready:  # the core was idle: it wakes from a C-state
-                penalty = cs.wake_penalty(ready - core.busy_until)
-                cs.wakes += 1
-                cs.wake_ns += penalty
-        f = cs.frequency(core, start, self.iowait)
-        work = int(kcycles * 1e3 / (f * cs.per_clock) * 1e9 + 0.5)
+            if busy < ready:  # the core was idle: it wakes from a C-state
+                idle = ready - busy
+                if idle >= cs.deepest_res:
+                    cs.deepest_hits += 1
+                    penalty = cs.deepest_pen
+                else:
+                    penalty = cs.wake_penalty(idle)
+        clock = cs.fixed_clock
+        governed = clock is None  # the governor picks the clock and sees the busy time
+        if governed:
+            clock = cs.frequency(core, start, self.iowait) * cs.per_clock
+        work = int(kcycles * 1e3 / clock * 1e9 + 0.5)
         dur = penalty + work
         end = start + dur
         core.busy_until = end
-        cs._account(core, start, dur)
-        self.last_core = core.index
+        if governed:
+            cs._account(core, start, dur)
+        self.last_core = core
         self.free_at = end
         self.runs += 1
         self.busy_ns += dur

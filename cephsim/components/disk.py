@@ -63,8 +63,7 @@ class Disk:
         start = drained if drained > t else t
         service = self.flush_s()
         end = start + service
-        for i in range(len(chan)):
-            chan[i] = end
+        chan[:] = [end] * len(chan)
         self.flushes += 1
         self.busy_ns += service
         if acc is not None:

@@ -82,8 +82,8 @@ class Hop:
 class Path:
     """Everything between two hosts' sockets, in one direction."""
 
-    __slots__ = ("forwarding_kc", "hops", "impairments", "mss", "rx_latency", "tx_latency",
-                 "uplink")
+    __slots__ = ("_shapes", "forwarding_kc", "hops", "impairments", "mss", "rx_latency",
+                 "tx_latency", "uplink")
 
     def __init__(self, uplink: Port, hops: list[Hop], tx_latency: Callable[[], int],
                  rx_latency: Callable[[], int], impairments: list[Impairment], mtu: int,
@@ -95,13 +95,22 @@ class Path:
         self.impairments = impairments
         self.mss = mtu - TCP_HEADERS
         self.forwarding_kc = forwarding_kc
+        self._shapes: dict[int, tuple[int, int, int]] = {}
+
+    def _shape(self, nbytes: int) -> tuple[int, int, int]:
+        """Frames, wire bytes, and the first frame's time on the uplink, of a message."""
+        shape = self._shapes.get(nbytes)
+        if shape is None:  # a handful of message sizes recur: compute each once
+            frames = max(1, math.ceil(nbytes / self.mss))
+            first = min(nbytes, self.mss) + WIRE_OVERHEAD
+            shape = (frames, nbytes + frames * WIRE_OVERHEAD, int(first * 8e9 / self.uplink.bps))
+            self._shapes[nbytes] = shape
+        return shape
 
     def transfer(self, t: int, nbytes: int, acc: list[int] | None) -> Generator[Any, None, int]:
         """Kernel sub-process: deliver ``nbytes`` sent at ``t``; returns arrival time at B."""
         t0 = t
-        frames = max(1, math.ceil(nbytes / self.mss))
-        wire = nbytes + frames * WIRE_OVERHEAD
-        first = min(nbytes, self.mss) + WIRE_OVERHEAD
+        frames, wire, first_ns = self._shape(nbytes)
         for imp in self.impairments:
             if imp.delay is not None:
                 t += max(0, imp.delay())
@@ -113,7 +122,7 @@ class Path:
         start, end = self.uplink.send(t, wire)
         queued = start - t
         for hop in self.hops:
-            head = start + int(first * 8e9 / self.uplink.bps) if hop.cut_through else end
+            head = start + first_ns if hop.cut_through else end
             ready = head + hop.latency()
             if hop.router is not None:
                 yield ready

@@ -27,7 +27,8 @@ the same resources at ``env.now``.
 
 from __future__ import annotations
 
-from heapq import heappop, heappush
+from heapq import heappop, heappush, heappushpop
+from itertools import count
 from typing import Any, Generator
 
 import simpy
@@ -68,10 +69,11 @@ class Kernel:
         self.fast = fast
         self.now: int = int(env.now)
         self._heap: list[tuple[int, int, Process]] = []
-        self._seq = 0
+        self._seq = count()  #: tie-breaker: equal times run in scheduling order
         self._armed: list[int] = []  #: times of the kernel's pending SimPy wake-up events
         self._wake_at: float = float("inf")  #: earliest of them
         self._draining = False
+        self.halted = False  #: set by halt(): stop running continuations at once
         self.steps = 0  #: continuations run (the model's "events")
         self.simpy_events = 0  #: SimPy events the kernel itself scheduled
 
@@ -81,8 +83,7 @@ class Kernel:
         self.schedule(self.now if t is None else t, proc)
 
     def schedule(self, t: int, proc: Process) -> None:
-        heappush(self._heap, (t, self._seq, proc))
-        self._seq += 1
+        heappush(self._heap, (t, next(self._seq), proc))
         if t < self._wake_at and not self._draining:
             self._arm(t)
 
@@ -100,6 +101,13 @@ class Kernel:
         self._wake_at = t
         self.simpy_events += 1
 
+    def halt(self) -> None:
+        """Stop after the current step (the run has what it needs).
+
+        Checked before every step, so fast and slow mode stop at the same point.
+        """
+        self.halted = True
+
     # ------------------------------------------------------------ running
     def _wake(self, _ev: simpy.Event) -> None:
         armed = self._armed
@@ -110,52 +118,52 @@ class Kernel:
         queue = env._queue  # SimPy's own heap; read-only peek at the next foreign event
         fast = self.fast
         env_now = env.now
+        seq = self._seq
+        inf = float("inf")
+        steps = 0
         self._draining = True
-        while heap:
-            t = heap[0][0]
-            if t > env_now:
-                if not fast:
+        # One loop runs every continuation that is due (the outer loop) and keeps
+        # running each one inline while that is causally safe (the inner loop); it
+        # is the whole simulation's inner loop, hence written out in one function.
+        item = heappop(heap) if heap else None
+        while item is not None:
+            t, _, proc = item
+            if t > env_now and (not fast or (queue and t >= queue[0][0])):
+                heappush(heap, item)  # not due yet: a later wake-up runs it
+                break
+            send = proc.send
+            while True:
+                if self.halted:
+                    heappush(heap, (t, next(seq), proc))
+                    item = None
                     break
-                foreign = queue[0][0] if queue else float("inf")
-                if t >= foreign:
+                self.now = t
+                steps += 1
+                try:
+                    nxt = send(None)
+                except StopIteration:
+                    item = heappop(heap) if heap else None
                     break
-            _, _, proc = heappop(heap)
-            self._run(t, proc)
+                if nxt.__class__ is Join:
+                    if nxt.remaining == 0:
+                        nxt = nxt.t
+                    else:
+                        nxt.waiter = proc
+                        item = heappop(heap) if heap else None
+                        break
+                # run inline if nothing else (kernel or SimPy) could happen before nxt
+                if fast or nxt <= env_now:
+                    bound = heap[0][0] if heap else inf
+                    if nxt < bound and (nxt <= env_now or not queue or nxt < queue[0][0]):
+                        t = nxt
+                        continue
+                # queue it and take the earliest continuation, in one heap operation
+                item = heappushpop(heap, (nxt, next(seq), proc))
+                break
+        self.steps += steps
         self._draining = False
         if heap and heap[0][0] < self._wake_at:
             self._arm(heap[0][0])
-
-    def _run(self, t: int, proc: Process) -> None:
-        """Resume ``proc`` at ``t`` and keep running it while that is causally safe."""
-        heap = self._heap
-        queue = self.env._queue
-        fast = self.fast
-        env_now = self.env.now
-        send = proc.send
-        steps = 0
-        while True:
-            self.now = t
-            steps += 1
-            try:
-                nxt = send(None)
-            except StopIteration:
-                break
-            if nxt.__class__ is Join:
-                if nxt.remaining == 0:
-                    nxt = nxt.t
-                else:
-                    nxt.waiter = proc
-                    break
-            # run inline if nothing else (kernel or SimPy) could happen before nxt
-            if fast or nxt <= env_now:
-                bound = heap[0][0] if heap else float("inf")
-                if nxt < bound and (nxt <= env_now or not queue or nxt < queue[0][0]):
-                    t = nxt
-                    continue
-            heappush(heap, (nxt, self._seq, proc))
-            self._seq += 1
-            break
-        self.steps += steps
 
     def run_until_idle(self) -> None:
         """Convenience for tests: run SimPy until nothing is left."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import io
+import re
 from pathlib import Path
 from typing import Any
 
@@ -195,8 +196,13 @@ def validation_problems(err: ValidationError, data: Any, filename: str,
     seen: set[tuple[str, str]] = set()
     for e in err.errors(include_url=False):
         loc = _clean_loc(tuple(e["loc"]))
-        path = ".".join(str(p) for p in loc) or "(top level)"
         msg = e["msg"].removeprefix("Value error, ")
+        # cross-field checks name the field they are about: "pool.size: ..."
+        head, sep, rest = msg.partition(": ")
+        if sep and re.fullmatch(r"[a-z_]+(\.[a-z_0-9]+)*", head):
+            loc = loc + tuple(int(p) if p.isdigit() else p for p in head.split("."))
+            msg = rest
+        path = ".".join(str(p) for p in loc) or "(top level)"
         if e["type"] == "extra_forbidden" and loc:
             hint = difflib.get_close_matches(str(loc[-1]), _allowed_keys(Scenario, loc), n=1)
             msg = "unknown key" + (f"; did you mean {hint[0]!r}?" if hint else "")

@@ -132,7 +132,7 @@ class Pool(_M):
     @model_validator(mode="after")
     def _sizes(self) -> Pool:
         if self.min_size is not None and self.min_size > self.size:
-            raise ValueError(f"min_size ({self.min_size}) is larger than size ({self.size})")
+            raise ValueError(f"min_size: min_size ({self.min_size}) is larger than size ({self.size})")
         return self
 
 
@@ -213,14 +213,14 @@ class Scenario(_M):
         for g in self.hosts:
             names += [f"{g.name}{i}" for i in range(g.count)]
         if len(set(names)) != len(names):
-            raise ValueError("host group names produce duplicate host names")
+            raise ValueError("hosts: host group names produce duplicate host names")
         osd_hosts = [f"{g.name}{i}" for g in self.hosts if g.osds and g.osds.count > 0
                      for i in range(g.count)]
         if not osd_hosts:
-            raise ValueError("no host has OSDs")
+            raise ValueError("hosts: no host has OSDs")
         if self.pool.size > len(osd_hosts):
             raise ValueError(
-                f"pool.size {self.pool.size} is larger than the number of OSD hosts "
+                f"pool.size: size {self.pool.size} is larger than the number of OSD hosts "
                 f"({len(osd_hosts)}): CRUSH cannot place the replicas on distinct hosts")
         clients = self.workload.clients
         if clients:

@@ -1,0 +1,67 @@
+"""Shared fixtures: the repository root, shipped and test scenarios, a CLI runner."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TEST_SCENARIOS = Path(__file__).resolve().parent / "scenarios"
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return ROOT
+
+
+@pytest.fixture(scope="session")
+def quickstart() -> Path:
+    return ROOT / "scenarios" / "quickstart.yaml"
+
+
+@pytest.fixture(scope="session")
+def constant_scenario() -> Path:
+    return TEST_SCENARIOS / "constant.yaml"
+
+
+@dataclass
+class CLIResult:
+    exit_code: int
+    stdout: str
+    stderr: str
+    exception: BaseException | None
+
+    @property
+    def output(self) -> str:
+        return self.stdout + self.stderr
+
+    def json(self) -> Any:
+        return json.loads(self.stdout)
+
+
+def _invoke(*args: str) -> CLIResult:
+    from typer.testing import CliRunner
+
+    from cephsim.cli import app
+
+    try:  # click >= 8.2 always separates stderr; older click needs mix_stderr=False
+        runner = CliRunner(mix_stderr=False)
+    except TypeError:
+        runner = CliRunner()
+    r = runner.invoke(app, [str(a) for a in args])
+    try:
+        err = r.stderr
+    except ValueError:
+        err = ""
+    exc = r.exception if not isinstance(r.exception, SystemExit) else None
+    return CLIResult(r.exit_code, r.stdout, err, exc)
+
+
+@pytest.fixture(scope="session")
+def run_cli():
+    """``run_cli("run", path, "--set", "run.ios=300")`` -> CLIResult (exit_code, stdout, stderr)."""
+    return _invoke

@@ -1,0 +1,305 @@
+"""The ``cephsim`` command line: errors, run output (text and JSON), --set, validate, schema, catalog."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+QS = ROOT / "scenarios" / "quickstart.yaml"
+GOLDEN = Path(__file__).parent / "golden" / "run_json_structure.json"
+
+BASE = """\
+name: small
+hosts:
+  - name: osd
+    count: 3
+    cpu: epyc-7313p
+    nic: connectx5-25g
+    osds: {count: 1, disk: pm9a3}
+  - name: client
+    cpu: epyc-7313p
+    nic: connectx5-25g
+pool: {size: 3}
+workload: {rw: randwrite, bs: 4KiB}
+run: {ios: 300}
+"""
+OSDS = "    osds: {count: 1, disk: pm9a3}\n"
+
+# (id, scenario text, --set list, expected line (None: no line), expected field path (None: none),
+#  words the message must contain)
+BROKEN = [
+    ("yaml-syntax", "name: [a\nhosts: []\n", [], 2, None, ["YAML syntax error"]),
+    ("unknown-key", BASE.replace("pool: {size: 3}", "pool: {size: 3, sise: 2}"), [], 11,
+     "pool.sise", ["unknown key", "did you mean 'size'"]),
+    ("wrong-unit", BASE.replace("bs: 4KiB", "bs: 4 parsecs"), [], 12, "workload.bs",
+     ["unknown size unit 'parsecs'"]),
+    ("bare-duration", BASE.replace(OSDS, OSDS + "    netem: {delay: 15}\n"), [], 8,
+     "hosts.0.netem.delay", ["bare number is ambiguous"]),
+    ("negative-delay", BASE.replace(OSDS, OSDS + "    netem: {delay: -5ms}\n"), [], 8,
+     "hosts.0.netem", ["must not be negative"]),
+    ("loss-above-100", BASE.replace(OSDS, OSDS + "    netem: {delay: 1ms, loss: 150%}\n"), [], 8,
+     "hosts.0.netem", ["loss must be between 0% and 100%"]),
+    ("jitter-without-delay", BASE.replace(OSDS, OSDS + "    netem: {jitter: 1ms}\n"), [], 8,
+     "hosts.0.netem", ["jitter without delay"]),
+    ("pool-larger-than-hosts", BASE.replace("size: 3", "size: 4"), [], 11, "pool.size",
+     ["size 4 is larger", "number of OSD hosts (3)"]),
+    ("unknown-hardware", BASE.replace("    cpu: epyc-7313p\n    nic: connectx5-25g\n    osds",
+                                      "    cpu: epyc-9999\n    nic: connectx5-25g\n    osds"),
+     [], 5, "hosts.0.cpu", ["unknown cpu 'epyc-9999'", "cephsim catalog cpus"]),
+    ("iodepth-0", BASE.replace("bs: 4KiB", "bs: 4KiB, iodepth: 0"), [], 12, "workload.iodepth",
+     ["greater than or equal to 1"]),
+    ("unknown-client", BASE.replace("bs: 4KiB", "bs: 4KiB, clients: [client7]"), [], 12,
+     "workload.clients", ["'client7'"]),
+    ("min-size-above-size", BASE.replace("size: 3", "size: 2, min_size: 3"), [], 11, "pool.min_size",
+     ["min_size (3) is larger than size (2)"]),
+    ("unknown-max-cstate", BASE.replace(OSDS, OSDS + "    tuning: {max_cstate: C9}\n"), [], 8,
+     "hosts.0.tuning.max_cstate", ["'C9' is not a state", "POLL, C1"]),
+    ("unknown-software-stage", BASE + "ceph: {software: {osd.do_opp: 5}}\n", [], 14, "ceph.software",
+     ["unknown software stage", "osd.do_op"]),
+    ("empty-file", "", [], None, None, ["the file is empty"]),
+    ("not-a-mapping", "- a\n- b\n", [], 1, None, ["must be a YAML mapping"]),
+    ("bad-set-path", BASE, ["hosts.osdx.count=2"], None, None,
+     ["--set hosts.osdx.count=2", "no item named 'osdx'", "did you mean 'osd'"]),
+    ("bad-set-syntax", BASE, ["workload.iodepth"], None, None, ["expected dotted.path=value"]),
+    ("bad-set-value", BASE, ["workload.iodepth=0"], None, "workload.iodepth",
+     ["--set workload.iodepth=0", "greater than or equal to 1"]),
+    ("bad-set-unknown-key", BASE, ["workload.iodept=4"], None, "workload.iodept",
+     ["did you mean 'iodepth'"]),
+]
+
+
+@pytest.mark.parametrize(("text", "sets", "line", "path", "words"),
+                         [b[1:] for b in BROKEN], ids=[b[0] for b in BROKEN])
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_broken_scenario(tmp_path, run_cli, command, text, sets, line, path, words):
+    scen = tmp_path / "broken.yaml"
+    scen.write_text(text)
+    out = tmp_path / "out.json"
+    args = [command, scen]
+    for s in sets:
+        args += ["--set", s]
+    if command == "run":
+        args += ["-f", "json", "-o", out]
+    r = run_cli(*args)
+    msg = r.output
+    assert r.exit_code == 2, msg
+    assert r.exception is None, repr(r.exception)
+    assert "Traceback" not in msg
+    assert msg.startswith("cephsim: error") or msg.startswith("cephsim: errors")
+    assert r.stdout == ""
+    if sets:  # a problem in an override is located by the override itself
+        assert "--set " in msg
+    else:
+        assert "broken.yaml" in msg
+    if line is not None:
+        assert f"broken.yaml:{line}:" in msg, msg
+    if path is not None:
+        assert f" {path}: " in msg, msg
+    for w in words:
+        assert w in msg, msg
+    assert not out.exists()
+    assert not list(tmp_path.glob("out.json*")), "partial output file left behind"
+
+
+def test_missing_scenario_file(tmp_path, run_cli):
+    r = run_cli("run", tmp_path / "nope.yaml")
+    assert r.exit_code == 2 and "no such file" in r.output and "Traceback" not in r.output
+
+
+# ------------------------------------------------------------ run: text and JSON
+
+def test_run_text_output(run_cli):
+    r = run_cli("run", QS, "--set", "run.ios=300")
+    assert r.exit_code == 0, r.output
+    t = r.stdout
+    assert "write: IOPS=" in t
+    assert "clat percentiles (usec)" in t
+    assert "Where the time went" in t
+    for label in ("network", "CPU work", "C-state wake-ups", "disk", "queueing",
+                  "waiting for subops -> op_commit"):
+        assert label in t
+    assert "300 I/Os measured" in t
+
+
+@pytest.fixture(scope="module")
+def qs_json():
+    from conftest import _invoke
+
+    r = _invoke("run", QS, "--set", "run.ios=300", "--format", "json")
+    assert r.exit_code == 0, r.output
+    return r.json()
+
+
+def test_run_json_fio_fields(qs_json):
+    job = qs_json["jobs"][0]
+    w = job["write"]
+    assert w["total_ios"] == 300
+    clat = w["clat_ns"]
+    p = clat["percentile"]
+    assert 100_000 < p["99.000000"] < 5_000_000
+    assert p["50.000000"] <= p["99.000000"] <= p["99.900000"]
+    for k in ("lat_ns", "slat_ns", "clat_ns"):
+        assert {"min", "max", "mean", "stddev"} <= set(w[k]), k
+        assert w[k]["min"] <= w[k]["mean"] <= w[k]["max"]
+    assert w["lat_ns"]["mean"] == pytest.approx(w["slat_ns"]["mean"] + w["clat_ns"]["mean"], rel=1e-9)
+    assert w["iops"] > 0 and w["bw"] > 0
+    assert w["bw"] == pytest.approx(w["iops"] * 4, rel=0.01)  # KiB/s at 4 KiB per I/O
+    assert job["read"]["total_ios"] == 0
+
+
+def test_run_json_cephsim_section(qs_json):
+    c = qs_json["cephsim"]
+    assert c["version"]
+    assert c["seed"] == 1
+    assert c["scenario"]["name"] == "quickstart"
+    assert c["resolved"]["ceph"]["release"] == "reef"
+    b = c["breakdown"]["write"]
+    assert set(b["critical_path_us"]) == {"network", "cpu", "wake", "disk", "queue"}
+    assert sum(b["critical_path_us"].values()) == pytest.approx(b["mean_latency_us"], abs=0.01)
+    # the breakdown's mean latency is fio's mean total latency
+    assert b["mean_latency_us"] == pytest.approx(qs_json["jobs"][0]["write"]["lat_ns"]["mean"] / 1e3,
+                                                 abs=0.001)
+
+
+def test_run_writes_output_file(tmp_path, run_cli):
+    out = tmp_path / "r.json"
+    r = run_cli("run", QS, "--set", "run.ios=200", "-f", "json", "-o", out)
+    assert r.exit_code == 0 and r.stdout == ""
+    assert json.loads(out.read_text())["jobs"][0]["write"]["total_ios"] == 200
+
+
+def test_seed_option(run_cli):
+    a = run_cli("run", QS, "--set", "run.ios=200", "-f", "json", "--seed", "42").json()
+    assert a["cephsim"]["seed"] == 42
+
+
+def test_netem_jitter_runs(run_cli):
+    """A netem delay with jitter (the usual `tc ... netem delay 1ms 100us`) must simulate."""
+    r = run_cli("run", QS, "--set", "run.ios=200", "--set", "hosts.osd.netem.delay=1ms",
+                "--set", "hosts.osd.netem.jitter=100us", "-f", "json")
+    assert r.exit_code == 0, r.output[-2000:]
+    assert r.json()["jobs"][0]["write"]["lat_ns"]["mean"] > 2e6
+
+
+# ------------------------------------------------------------ --set has its effect
+
+def _run_json(run_cli, *sets):
+    args = ["run", QS, "-f", "json"]
+    for s in ("run.ios=300",) + sets:
+        args += ["--set", s]
+    r = run_cli(*args)
+    assert r.exit_code == 0, r.output
+    return r.json()
+
+
+def test_set_iodepth_numjobs_rw_bs(run_cli):
+    base = _run_json(run_cli)
+    j = _run_json(run_cli, "workload.iodepth=4")
+    assert j["jobs"][0]["job options"]["iodepth"] == "4"
+    assert j["jobs"][0]["write"]["iops"] > 1.5 * base["jobs"][0]["write"]["iops"]
+    j = _run_json(run_cli, "workload.numjobs=2")
+    assert j["jobs"][0]["job options"]["numjobs"] == "2"
+    assert j["cephsim"]["scenario"]["workload"]["numjobs"] == 2
+    assert j["jobs"][0]["write"]["iops"] > 1.5 * base["jobs"][0]["write"]["iops"]
+    j = _run_json(run_cli, "workload.rw=randread")
+    assert j["jobs"][0]["read"]["total_ios"] == 300 and j["jobs"][0]["write"]["total_ios"] == 0
+    j = _run_json(run_cli, "workload.bs=64KiB")
+    assert j["jobs"][0]["write"]["bw"] == pytest.approx(j["jobs"][0]["write"]["iops"] * 64, rel=0.01)
+    assert j["jobs"][0]["write"]["lat_ns"]["mean"] > base["jobs"][0]["write"]["lat_ns"]["mean"]
+
+
+def test_set_pool_size_seed_ios_runtime(run_cli):
+    base = _run_json(run_cli)
+    j = _run_json(run_cli, "pool.size=1")
+    assert j["cephsim"]["scenario"]["pool"]["size"] == 1
+    assert j["jobs"][0]["write"]["lat_ns"]["mean"] < base["jobs"][0]["write"]["lat_ns"]["mean"]
+    j = _run_json(run_cli, "run.seed=99")
+    assert j["cephsim"]["seed"] == 99
+    assert j["jobs"][0]["write"]["lat_ns"] != base["jobs"][0]["write"]["lat_ns"]
+    j = _run_json(run_cli, "run.ios=123")
+    assert j["jobs"][0]["write"]["total_ios"] == 123
+    # runtime alone (ios null): simulated time after ramp bounds the measured window
+    j = _run_json(run_cli, "run.ios=null", "run.runtime=50ms")
+    w = j["jobs"][0]["write"]
+    mean_ns = w["lat_ns"]["mean"]
+    assert w["runtime"] <= 50
+    assert abs(w["total_ios"] - 50e6 / mean_ns) <= 3
+
+
+# ------------------------------------------------------------ other commands
+
+def test_validate_ok(run_cli):
+    r = run_cli("validate", QS)
+    assert r.exit_code == 0
+    assert "ok (4 hosts, 3 OSDs, pool size 3, reef, direct writes)" in r.stdout
+
+
+def test_validate_with_set(run_cli):
+    r = run_cli("validate", QS, "--set", "pool.size=2")
+    assert r.exit_code == 0 and "pool size 2" in r.stdout
+
+
+def test_schema_is_json_schema(run_cli):
+    r = run_cli("schema")
+    assert r.exit_code == 0
+    s = json.loads(r.stdout)
+    assert "$schema" in s
+    assert {"hosts", "network", "pool", "ceph", "workload", "run"} <= set(s["properties"])
+    assert "hosts" in s.get("required", [])
+
+
+def test_catalog_disks_lists_pm983_with_source(run_cli):
+    r = run_cli("catalog", "disks")
+    assert r.exit_code == 0
+    lines = r.stdout.splitlines()
+    i = next(i for i, ln in enumerate(lines) if ln.split()[:1] == ["pm983"])
+    block = "\n".join(lines[i:i + 6])
+    assert "source:" in block
+
+
+def test_catalog_unknown_kind(run_cli):
+    r = run_cli("catalog", "toasters")
+    assert r.exit_code == 2 and "Traceback" not in r.output
+
+
+# ------------------------------------------------------------ golden structure
+
+def _skeleton(x):
+    """Keys and value kinds, not values (numbers are 'number' whatever their type)."""
+    if isinstance(x, dict):
+        return {k: _skeleton(v) for k, v in x.items()}
+    if isinstance(x, list):
+        seen, out = set(), []
+        for v in x:
+            s = _skeleton(v)
+            key = json.dumps(s, sort_keys=True)
+            if key not in seen:
+                seen.add(key)
+                out.append(s)
+        return out
+    if isinstance(x, bool):
+        return "bool"
+    if isinstance(x, (int, float)):
+        return "number"
+    if x is None:
+        return "null"
+    return "string"
+
+
+def test_json_structure_matches_golden(run_cli):
+    r = run_cli("run", QS, "-f", "json", "--set", "run.ios=300", "--set", "run.seed=3")
+    assert r.exit_code == 0
+    doc = r.json()
+    doc["cephsim"].pop("engine")  # versions of python/numpy/simpy: keys only would be fine, but
+    doc["cephsim"]["engine_keys"] = sorted(r.json()["cephsim"]["engine"])
+    skel = _skeleton(doc)
+    if os.environ.get("CEPHSIM_REGEN_GOLDEN") == "1":
+        GOLDEN.write_text(json.dumps(skel, indent=1, sort_keys=True) + "\n")
+        pytest.skip("golden file regenerated")
+    assert GOLDEN.exists(), "run with CEPHSIM_REGEN_GOLDEN=1 to create the golden file"
+    assert skel == json.loads(GOLDEN.read_text())

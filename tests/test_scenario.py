@@ -1,0 +1,162 @@
+"""Loading scenarios: YAML with positions, --set overrides, validation errors with locations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cephsim.errors import CephsimError
+from cephsim.resolve import resolve
+from cephsim.scenario.load import apply_override, load_scenario, parse_override
+from cephsim.scenario.schema import Scenario
+from conftest import ROOT
+
+BASE = """\
+name: small
+hosts:
+  - name: osd
+    count: 3
+    cpu: epyc-7313p
+    nic: connectx5-25g
+    osds: {count: 1, disk: pm9a3}
+  - name: client
+    cpu: epyc-7313p
+    nic: connectx5-25g
+pool: {size: 3}
+workload: {rw: randwrite, bs: 4KiB}
+run: {ios: 300}
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "s.yaml") -> Path:
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def problems(path, overrides=()):
+    with pytest.raises(CephsimError) as ei:
+        sc = load_scenario(path, list(overrides))
+        resolve(sc, path)
+    return ei.value.problems
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "scenarios").glob("*.yaml"))
+                         + sorted((ROOT / "tests" / "scenarios").glob("*.yaml")), ids=lambda p: p.name)
+def test_shipped_scenarios_load_and_resolve(path):
+    sc = load_scenario(path)
+    r = resolve(sc, path)
+    assert r.hosts and r.osd_host
+    assert isinstance(sc, Scenario)
+
+
+def test_defaults(tmp_path):
+    sc = load_scenario(write(tmp_path, BASE))
+    assert sc.workload.bs == 4096 and sc.workload.iodepth == 1
+    assert sc.ceph.release == "reef" and sc.run.seed == 1
+    r = resolve(sc)
+    assert r.clients == ("client0",)
+    assert [h.name for h in r.hosts] == ["osd0", "osd1", "osd2", "client0"]
+    assert r.ceph.write_mode == "direct"
+
+
+def test_unknown_key_has_line_path_and_suggestion(tmp_path):
+    p = write(tmp_path, BASE.replace("run: {ios: 300}", "run: {ios: 300, sede: 3}"))
+    [pr] = problems(p)
+    assert pr.file == str(p) and pr.line == 13 and pr.path == "run.sede"
+    assert "did you mean 'seed'" in pr.message
+
+
+def test_nested_unknown_key_in_list_item(tmp_path):
+    p = write(tmp_path, BASE.replace("    count: 3\n", "    count: 3\n    tunning: {}\n"))
+    [pr] = problems(p)
+    assert pr.path == "hosts.0.tunning" and pr.line == 5
+    assert "did you mean 'tuning'" in pr.message
+
+
+def test_several_problems_reported_together(tmp_path):
+    p = write(tmp_path, BASE.replace("bs: 4KiB", "bs: 4 parsecs, iodepth: 0"))
+    paths = {pr.path for pr in problems(p)}
+    assert {"workload.bs", "workload.iodepth"} <= paths
+
+
+def test_duplicate_key_is_an_error(tmp_path):
+    p = write(tmp_path, BASE + "run: {ios: 5}\n")
+    [pr] = problems(p)
+    assert pr.file == str(p)
+    assert "Traceback" not in str(pr)
+
+
+def test_missing_file():
+    [pr] = problems(Path("/nonexistent/x.yaml"))
+    assert "no such file" in pr.message
+
+
+# ------------------------------------------------------------ overrides
+
+def test_parse_override_reads_yaml_values():
+    assert parse_override("workload.iodepth=32") == (["workload", "iodepth"], 32)
+    assert parse_override("hosts.osd.netem.delay=2ms") == (["hosts", "osd", "netem", "delay"], "2ms")
+    assert parse_override("a.b={x: 1}") == (["a", "b"], {"x": 1})
+    assert parse_override("ceph.debug_logging=off") == (["ceph", "debug_logging"], "off")
+
+
+def test_override_list_item_by_name_and_index(tmp_path):
+    p = write(tmp_path, BASE)
+    sc = load_scenario(p, ["hosts.osd.netem.delay=2ms", "hosts.1.count=2", "pool.size=2"])
+    assert sc.hosts[0].netem.delay == 2_000_000
+    assert sc.hosts[1].count == 2
+    assert sc.pool.size == 2
+
+
+def test_override_creates_missing_sections(tmp_path):
+    p = write(tmp_path, BASE)
+    sc = load_scenario(p, ["ceph.tails=false", "network.topology.kind=switch"])
+    assert sc.ceph.tails is False
+
+
+def test_override_error_names_the_override(tmp_path):
+    p = write(tmp_path, BASE)
+    [pr] = problems(p, ["workload.iodepth=0"])
+    assert pr.file == "--set workload.iodepth=0" and pr.path == "workload.iodepth"
+    [pr] = problems(p, ["hosts.osdd.count=1"])
+    assert "did you mean 'osd'" in pr.message
+    [pr] = problems(p, ["hosts.7.count=1"])
+    assert "out of range" in pr.message
+    [pr] = problems(p, ["pool.size.x=1"])
+    assert "cannot set a field inside" in pr.message
+
+
+def test_apply_override_does_not_touch_other_items():
+    data = {"hosts": [{"name": "a", "count": 1}, {"name": "b", "count": 1}]}
+    apply_override(data, ["hosts", "b", "count"], 5, "--set")
+    assert data["hosts"] == [{"name": "a", "count": 1}, {"name": "b", "count": 5}]
+
+
+# ------------------------------------------------------------ cross-field checks
+
+def test_pool_size_larger_than_hosts(tmp_path):
+    [pr] = problems(write(tmp_path, BASE.replace("size: 3", "size: 4")))
+    assert "size 4 is larger than the number of OSD hosts (3)" in pr.message
+
+
+def test_cross_check_errors_point_at_the_field(tmp_path):
+    [pr] = problems(write(tmp_path, BASE.replace("size: 3", "size: 4")))
+    assert pr.path == "pool.size" and pr.line == 11
+
+
+def test_resolve_errors_carry_the_field_path(tmp_path):
+    p = write(tmp_path, BASE.replace("    nic: connectx5-25g\n    osds", "    nic: connectx5-25g\n"
+                                     "    tuning: {max_cstate: C7}\n    osds"))
+    [pr] = problems(p)
+    assert pr.path == "hosts.0.tuning.max_cstate"
+    assert "POLL, C1" in pr.message
+
+
+def test_max_cstate_by_index_and_name(tmp_path):
+    for limit, names in ((1, ["POLL", "C1"]), ("C1", ["POLL", "C1"]), ("POLL", ["POLL"]), (0, ["POLL"])):
+        p = write(tmp_path, BASE)
+        sc = load_scenario(p, [f"hosts.osd.tuning.max_cstate={limit}"])
+        r = resolve(sc)
+        assert [s.name for s in r.host("osd0").cpu.cstates] == names, limit

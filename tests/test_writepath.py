@@ -1,0 +1,275 @@
+"""The write (and read) path, checked against a latency computed by hand.
+
+``tests/scenarios/constant.yaml`` makes every service time constant: a 1 GHz
+CPU with per-clock 1.0 (so 1 kilocycle = 1 us), only the POLL idle state (no
+wake-up penalty), the ``performance`` governor (fixed clock), constant disk,
+NIC and switch latencies, no CPU jitter, no background stalls, debug logging
+off, one thread per op shard (no spurious notify_all wake-ups) and plenty of
+cores (no core contention).  With one client at queue depth 1 every I/O then
+takes exactly the same time, and that time is the sum written out below,
+stage by stage, from the protocol in ``cephsim/writepath.py``:
+
+- every hand-off to a sleeping thread also costs ``kernel.wakeup`` kcycles;
+  work that a thread simply continues (``handoff=False``) does not;
+- a CPU stage of ``k`` kcycles lasts ``int(k*1e3/(f*per_clock)*1e9 + 0.5)`` ns
+  (rounded per stage, as ``Thread.run`` does);
+- a message of ``n`` bytes: NIC tx latency, then with a cut-through switch the
+  first frame's head (``int(first*8e9/bps)``, truncated) plus the switch
+  latency, then the whole message on the egress port
+  (``int(wire*8e9/bps + 0.5)``), then NIC rx latency; ``wire = n + 90*frames``
+  with ``frames = ceil(n / (mtu - 52))``.
+
+The hand sum is written independently of the simulator's code: if a stage is
+dropped, charged twice, gets a wake-up it should not have, or the rounding
+changes, the equality fails.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cephsim.runner import run_scenario
+from cephsim.scenario.load import load_scenario
+
+HERE = Path(__file__).parent
+CONSTANT = HERE / "scenarios" / "constant.yaml"
+
+# --- the numbers of tests/scenarios/constant.yaml and profiles/constant.yaml
+KC = {
+    "client.submit": 8, "client.librbd": 26, "client.msgr_send": 12, "client.msgr_recv": 11,
+    "client.finisher": 9, "client.complete": 5, "osd.msgr_recv": 18, "osd.do_op": 80,
+    "osd.repop_send": 14, "osd.bluestore_submit": 45, "osd.aio_complete": 9.5, "osd.kv_sync": 37,
+    "osd.kv_final": 14, "osd.commit_cb": 12, "osd.repop_reply": 28, "osd.reply_send": 16,
+    "osd.do_repop": 60, "osd.repop_commit": 24, "osd.do_read": 70, "kernel.wakeup": 3,
+    "kernel.tcp_tx": 7, "kernel.tcp_rx": 9, "kernel.per_kib": 0.5, "kernel.io_submit": 4,
+    "kernel.io_complete": 3.25,
+}
+HZ, PER_CLOCK = 1e9, 1.0
+DISK_WRITE, DISK_FLUSH, DISK_READ = 20_000, 7_000, 50_000
+NIC_TX, NIC_RX, NIC_BPS = 2_000, 3_000, 10e9
+SWITCH_LAT = 500  # switch port 25G, but the egress towards a 10G host runs at 10G
+MTU = 1500
+BS = 4096
+OSDOP_HDR, REPOP_HDR, REPLY = 300, 600, 250
+
+
+def cpu(kcycles: float, woken: bool = True) -> int:
+    """Duration of one thread run (ns); a woken thread pays kernel.wakeup first."""
+    if woken:
+        kcycles += KC["kernel.wakeup"]
+    return int(kcycles * 1e3 / (HZ * PER_CLOCK) * 1e9 + 0.5)
+
+
+def kc(stage: str, nbytes: int = 0) -> float:
+    k = float(KC[stage])
+    if nbytes:
+        k += KC["kernel.per_kib"] * nbytes / 1024.0
+    return k
+
+
+def wire(n: int) -> tuple[int, int]:
+    """(serialisation time of the whole message, time until the first frame's header is out)."""
+    frames = max(1, math.ceil(n / (MTU - 52)))
+    w = n + frames * 90
+    first = min(n, MTU - 52) + 90
+    return int(w * 8e9 / NIC_BPS + 0.5), int(first * 8e9 / NIC_BPS)
+
+
+def net(n: int) -> int:
+    """One message through NIC, cut-through switch, NIC (no queueing)."""
+    ser, head = wire(n)
+    return NIC_TX + head + SWITCH_LAT + ser + NIC_RX
+
+
+def bluestore() -> int:
+    """From queue_transactions (continued by the shard thread) to the end of kv_final."""
+    t = cpu(kc("osd.bluestore_submit") + kc("kernel.io_submit"), woken=False)
+    t += DISK_WRITE                                                       # data aio
+    t += cpu(kc("osd.aio_complete") + kc("kernel.io_complete"))          # bstore_aio
+    # one bstore_kv_sync cycle with a single txc
+    t += cpu(kc("osd.kv_sync") * 0.5)
+    t += DISK_FLUSH                                                       # bdev flush
+    t += cpu(kc("kernel.io_complete"))
+    t += DISK_WRITE                                                       # BlueFS WAL 4 KiB
+    t += cpu(kc("kernel.io_complete"))                                   # bluefs aio thread
+    t += cpu(0.0)                                                         # kv_sync woken
+    t += DISK_FLUSH                                                       # BlueFS fsync
+    t += cpu(kc("kernel.io_complete") + kc("osd.kv_sync") * 0.5)
+    t += cpu(kc("osd.kv_final"))                                         # bstore_kv_final
+    return t
+
+
+def client_send(out: int) -> int:
+    return (cpu(kc("client.submit"), woken=False) + cpu(kc("client.librbd"))
+            + cpu(kc("client.msgr_send") + kc("kernel.tcp_tx", out)))
+
+
+def client_recv(back: int) -> int:
+    return (cpu(kc("client.msgr_recv") + kc("kernel.tcp_rx", back)) + cpu(kc("client.finisher"))
+            + cpu(kc("client.complete")))
+
+
+def expected_write_size1() -> int:
+    out = OSDOP_HDR + BS
+    t = client_send(out) + net(out)
+    t += cpu(kc("osd.msgr_recv") + kc("kernel.tcp_rx", out))            # primary msgr-worker
+    t += cpu(kc("osd.do_op"))                                            # tp_osd_tp
+    t += bluestore()
+    t += cpu(kc("osd.commit_cb"))                                        # shard thread woken again
+    t += cpu(kc("osd.reply_send") + kc("kernel.tcp_tx", REPLY))
+    t += net(REPLY)
+    return t + client_recv(REPLY)
+
+
+def expected_write_size3() -> int:
+    """Two replicas in parallel with the local commit.
+
+    Contention that exists even at queue depth 1: both MOSDRepOps leave the
+    primary's NIC at the same instant, so the second waits one serialisation
+    time on the uplink; the second reply then finds the primary's (single)
+    shard thread busy with the first reply's repop_reply and runs right after
+    it (the PG lock is released at that same instant, so the thread counts as
+    woken again).  The local commit finishes long before the replies arrive.
+    """
+    out = OSDOP_HDR + BS
+    t = client_send(out) + net(out)
+    t += cpu(kc("osd.msgr_recv") + kc("kernel.tcp_rx", out))
+    t += cpu(kc("osd.do_op"))
+    t_fork = t
+    rep = REPOP_HDR + BS
+    # first replica branch
+    t = t_fork + cpu(kc("osd.repop_send", rep) + kc("kernel.tcp_tx", rep))
+    t += net(rep)
+    t += cpu(kc("kernel.tcp_rx", rep))                                  # replica msgr-worker
+    t += cpu(kc("osd.do_repop"))                                         # replica tp_osd_tp
+    t += bluestore()
+    t += cpu(kc("osd.repop_commit"))
+    t += cpu(kc("kernel.tcp_tx", REPLY))
+    t += net(REPLY)
+    t += cpu(kc("kernel.tcp_rx", REPLY))                                # primary msgr-worker
+    first_reply_done = t + cpu(kc("osd.repop_reply"))
+    # the second replica's reply arrives one repop serialisation later, i.e. while the
+    # first repop_reply is still running (asserted here so the formula stays honest)
+    second_arrives = t + wire(rep)[0]
+    assert second_arrives < first_reply_done
+    local = t_fork + bluestore() + cpu(kc("osd.commit_cb"))
+    assert local < second_arrives
+    t = first_reply_done + cpu(kc("osd.repop_reply"))
+    t += cpu(kc("osd.reply_send") + kc("kernel.tcp_tx", REPLY))
+    t += net(REPLY)
+    return t + client_recv(REPLY)
+
+
+def expected_read_size1() -> int:
+    out = OSDOP_HDR
+    back = REPLY + BS
+    t = client_send(out) + net(out)
+    t += cpu(kc("osd.msgr_recv") + kc("kernel.tcp_rx", out))
+    t += cpu(kc("osd.do_read") + kc("kernel.io_submit"))
+    t += DISK_READ
+    t += cpu(kc("kernel.io_complete"))                                  # shard thread wakes on completion
+    t += cpu(kc("osd.reply_send") + kc("kernel.tcp_tx", BS))            # per-KiB on the payload only
+    t += net(back)
+    return t + client_recv(back)
+
+
+def _run(*overrides: str):
+    sc = load_scenario(CONSTANT, list(overrides))
+    res = run_scenario(sc, scenario_path=CONSTANT)
+    return res, res.records.arrays()
+
+
+def test_constant_scenario_is_really_constant():
+    res, a = _run()
+    assert res.resolved.ceph.costs.cpu_jitter_sigma == 0.0
+    assert res.resolved.ceph.tails is False
+    assert [s.wake_penalty_ns for s in res.resolved.hosts[0].cpu.cstates] == [0]
+    lat = a["complete"] - a["submit"]
+    assert lat.size == 300
+    assert np.unique(lat).size == 1
+
+
+def test_write_latency_size1_equals_hand_sum_exactly():
+    _, a = _run()
+    lat = a["complete"] - a["submit"]
+    exp = expected_write_size1()
+    assert a["is_write"].all()
+    assert (lat == exp).all(), f"simulated {sorted(set(lat.tolist()))} ns, hand sum {exp} ns"
+    # slat: the application thread's submit stage only
+    assert ((a["slat_end"] - a["submit"]) == cpu(kc("client.submit"), woken=False)).all()
+
+
+def test_write_breakdown_size1_by_category():
+    """The critical-path split is exact too: disk = 2 writes + 2 flushes, no waits, no wakes."""
+    _, a = _run()
+    acc = a["acc"]
+    network, cpu_ns, wake, disk, queue = acc.T
+    assert (disk == 2 * DISK_WRITE + 2 * DISK_FLUSH).all()
+    assert (wake == 0).all()
+    assert (queue == 0).all()
+    assert (network == net(OSDOP_HDR + BS) + net(REPLY)).all()
+    assert (acc.sum(axis=1) == a["complete"] - a["submit"]).all()
+
+
+def test_write_latency_size3_equals_hand_sum_exactly():
+    _, a = _run("hosts.osd.count=3", "pool.size=3")
+    lat = a["complete"] - a["submit"]
+    exp = expected_write_size3()
+    assert (lat == exp).all(), f"simulated {sorted(set(lat.tolist()))} ns, hand sum {exp} ns"
+    assert (a["acc"].sum(axis=1) == lat).all()
+
+
+def test_read_latency_size1_equals_hand_sum_exactly():
+    _, a = _run("workload.rw=randread")
+    lat = a["complete"] - a["submit"]
+    exp = expected_read_size1()
+    assert not a["is_write"].any()
+    assert (lat == exp).all(), f"simulated {sorted(set(lat.tolist()))} ns, hand sum {exp} ns"
+    assert (a["acc"].sum(axis=1) == lat).all()
+
+
+def test_debug_logging_default_scales_osd_stages_only():
+    """With debug logging on, only osd.* stages grow by logging_overhead (0.25 in the profile)."""
+    _, a = _run("ceph.debug_logging=default")
+    lat = a["complete"] - a["submit"]
+    assert np.unique(lat).size == 1
+    assert int(lat[0]) > expected_write_size1()
+    # the client-side stages are unchanged: slat is still the bare client.submit cost
+    assert ((a["slat_end"] - a["submit"]) == cpu(kc("client.submit"), woken=False)).all()
+
+
+# ------------------------------------------------------------ realistic scenarios
+
+@pytest.mark.parametrize("overrides", [
+    ["run.ios=800"],
+    ["run.ios=800", "workload.iodepth=4"],
+    ["run.ios=600", "workload.rw=randrw", "workload.iodepth=2", "workload.numjobs=2"],
+], ids=["qd1", "qd4", "randrw-2jobs"])
+def test_breakdown_adds_up_exactly_on_quickstart(repo_root, overrides):
+    """For every op the five categories sum to its latency, to the nanosecond."""
+    path = repo_root / "scenarios" / "quickstart.yaml"
+    sc = load_scenario(path, overrides)
+    res = run_scenario(sc, scenario_path=path)
+    a = res.records.arrays()
+    lat = a["complete"] - a["submit"]
+    assert (a["acc"] >= 0).all()
+    bad = np.nonzero(a["acc"].sum(axis=1) != lat)[0]
+    assert bad.size == 0, (f"{bad.size} ops whose breakdown does not add up, e.g. op {bad[0]}: "
+                           f"acc={a['acc'][bad[0]].tolist()} latency={int(lat[bad[0]])}")
+
+
+def test_op_tracker_events_are_ordered_on_quickstart(repo_root):
+    path = repo_root / "scenarios" / "quickstart.yaml"
+    res = run_scenario(load_scenario(path, ["run.ios=500"]), scenario_path=path)
+    a = res.records.arrays()
+    ev = a["ev"]
+    # initiated <= queued_for_pg <= reached_pg <= waiting_for_subops <= op_commit, sub_op_commit_rec
+    assert (a["submit"] <= ev[:, 0]).all()
+    assert (np.diff(ev[:, [0, 1, 2, 4]], axis=1) >= 0).all()
+    assert (ev[:, 5] >= ev[:, 4]).all() and (ev[:, 6] >= ev[:, 4]).all()
+    assert (ev[:, 7] >= np.maximum(ev[:, 5], ev[:, 6])).all()
+    assert (a["complete"] > ev[:, 7]).all()
