@@ -86,7 +86,10 @@ def _stall_process(env: simpy.Environment, osd: Any, rate_hz: float, dur: Sample
 
 
 def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
-                 seed: int | None = None, resolved: Resolved | None = None) -> RunResult:
+                 seed: int | None = None, resolved: Resolved | None = None,
+                 trace_ops: set[int] | None = None) -> RunResult:
+    """Simulate a scenario.  ``trace_ops``: op sequence numbers to trace span by span
+    (``RunResult.records.traces``); tracing never changes the results."""
     r = resolved or resolve(scenario, scenario_path)
     run = scenario.run
     seed = run.seed if seed is None else seed
@@ -137,6 +140,7 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
                                        streams.get(f"{osd.name}.stall.gaps")))
 
     wl = Workload(cluster, kernel, proto, on_complete)
+    wl.trace = set(trace_ops or ())
     wl.start()
     wall0 = time.perf_counter()
     # run until the workload stops; background processes never end on their own

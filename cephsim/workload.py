@@ -13,6 +13,7 @@ from typing import Any, Callable, Generator
 from cephsim.components.cluster import ClientJob, Cluster
 from cephsim.components.placement import object_pg
 from cephsim.engine.kernel import Join, Kernel
+from cephsim.metrics.trace import TracedAcc
 from cephsim.writepath import Op, Protocol
 
 
@@ -31,6 +32,8 @@ class Workload:
         self.mixed = w.rw in ("rw", "randrw")
         self.reads = w.rw in ("read", "randread")
         self.stopped = False
+        self.issued = 0
+        self.trace: set[int] = set()  #: op sequence numbers to trace span by span
 
     def start(self) -> None:
         for job in self.c.jobs:
@@ -66,7 +69,10 @@ class Workload:
         while not self.stopped:
             block = self._next_block(st)
             pg = object_pg(job.index, block // self.per_object, pg_num)
-            op = Op(job, not self._is_read(st), self.w.bs, pg, k.now)
+            op = Op(job, not self._is_read(st), self.w.bs, pg, k.now, self.issued)
+            if self.issued in self.trace:
+                op.acc = TracedAcc()
+            self.issued += 1
             primary = c.osds[c.acting[pg][0]]
             done = Join(k, 1)
             k.spawn(proto.client_io(op, primary, done))

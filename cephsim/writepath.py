@@ -26,6 +26,7 @@ from typing import Any, Generator
 
 from cephsim.components.cluster import OSD, ClientJob, Cluster
 from cephsim.engine.kernel import Join, Kernel
+from cephsim.metrics.trace import TracedAcc, fork
 
 # header bytes of the messages (MOSDOp, MOSDRepOp carrying the transaction and
 # log entry, replies), from the msgr2 frame layout plus typical encodings
@@ -43,9 +44,11 @@ EVENTS = ("initiated", "queued_for_pg", "reached_pg", "started", "waiting_for_su
 class Op:
     """One client I/O in flight."""
 
-    __slots__ = ("acc", "ev", "is_write", "job", "nbytes", "pg", "submit", "slat_end")
+    __slots__ = ("acc", "ev", "is_write", "job", "nbytes", "pg", "seq", "submit", "slat_end")
 
-    def __init__(self, job: ClientJob, is_write: bool, nbytes: int, pg: int, t: int) -> None:
+    def __init__(self, job: ClientJob, is_write: bool, nbytes: int, pg: int, t: int,
+                 seq: int = 0) -> None:
+        self.seq = seq  #: issue order over the whole run (0, 1, 2, ...)
         self.job = job
         self.is_write = is_write
         self.nbytes = nbytes
@@ -69,6 +72,7 @@ class Protocol:
                      for s in costs.kcycles}
         self.jitter = jitter  #: callable -> multiplicative CPU-work factor
         self.per_kib = self.cost["kernel.per_kib"]
+        self.engine = r.scenario.workload.engine
         self.size = r.scenario.pool.size
         self.deferred = r.ceph.write_mode == "deferred"
         self.notify_all = costs.notify_all_on_enqueue
@@ -102,17 +106,38 @@ class Protocol:
         return th, max(t, osd.pg_lock.get(pg, 0))
 
     # ------------------------------------------------------------ client side
+    def kcs(self, *stages: str) -> float:
+        """Kilocycles of several stages run back to back in one thread (one variability draw)."""
+        return sum(self.cost[s] for s in stages) * self.jitter()
+
     def client_io(self, op: Op, primary: OSD, done: Join) -> Generator[Any, Any, None]:
-        """Kernel process: one fio I/O from submission to completion."""
+        """Kernel process: one fio I/O from submission to completion.
+
+        rbd (librbd): fio thread -> librbd op thread -> msgr-worker; reply: msgr-worker ->
+        librados finisher -> fio thread.  rados (librados directly): the caller runs the
+        Objecter itself.  krbd / CephFS kernel client: the fio thread's syscall queues
+        the request to a kworker running libceph, which sends it; the reply is handled
+        by the kworker and completes the request, waking the fio thread.
+        """
         k, c, acc, job = self.k, self.c, op.acc, op.job
+        engine = self.engine
+        kernel_client = engine in ("krbd", "cephfs")
         t = job.app.run(k.now, self.kc("client.submit"), acc, handoff=False)
         op.slat_end = t
-        yield t
-        t = job.librbd.run(t, self.kc("client.librbd"), acc)
-        yield t
-        worker = job.msgr[primary.id % len(job.msgr)]
         out = OSDOP_HDR + (op.nbytes if op.is_write else 0)
-        t = worker.run(t, self.kc("client.msgr_send") + self.kc("kernel.tcp_tx", out), acc)
+        if kernel_client:
+            sender = job.kworker
+            yield t
+            t = sender.run(t, self.kc("client.kernel") + self.kc("kernel.tcp_tx", out), acc)
+        else:
+            if engine == "rbd":
+                yield t
+                t = job.librbd.run(t, self.kcs("client.librbd", "client.objecter"), acc)
+            else:  # rados: aio_write runs the Objecter in the caller's thread
+                t = job.app.run(t, self.kc("client.objecter"), acc, handoff=False)
+            yield t
+            sender = job.worker(primary.id)
+            t = sender.run(t, self.kc("client.msgr_send") + self.kc("kernel.tcp_tx", out), acc)
         t = yield from c.path(job.host, primary.host).transfer(t, out, acc)
         yield t
         if op.is_write:
@@ -123,9 +148,12 @@ class Protocol:
             back = REPLY_BYTES + op.nbytes
         t = yield from c.path(primary.host, job.host).transfer(t, back, acc)
         yield t
-        t = worker.run(t, self.kc("client.msgr_recv") + self.kc("kernel.tcp_rx", back), acc)
-        yield t
-        t = job.finisher.run(t, self.kc("client.finisher"), acc)
+        if kernel_client:
+            t = sender.run(t, self.kc("client.kernel_complete") + self.kc("kernel.tcp_rx", back), acc)
+        else:
+            t = sender.run(t, self.kc("client.msgr_recv") + self.kc("kernel.tcp_rx", back), acc)
+            yield t
+            t = job.finisher.run(t, self.kc("client.finisher"), acc)
         yield t
         t = job.app.run(t, self.kc("client.complete"), acc)
         yield t
@@ -135,7 +163,7 @@ class Protocol:
     def primary_write(self, op: Op, osd: OSD, t: int) -> Generator[Any, Any, int]:
         acc, ev, k = op.acc, op.ev, self.k
         inbytes = OSDOP_HDR + op.nbytes
-        worker = osd.msgr[op.job.index % len(osd.msgr)]
+        worker = osd.worker(op.job.name)
         ev[E_INIT] = t
         t = worker.run(t, self.kc("osd.msgr_recv") + self.kc("kernel.tcp_rx", inbytes), acc)
         ev[E_QUEUED] = t
@@ -148,8 +176,8 @@ class Protocol:
         replicas = self.c.acting[op.pg][1:]
         branches = Join(k, len(replicas) + 1)
         for i, rid in enumerate(replicas):
-            k.spawn(self.replicate(op, osd, self.c.osds[rid], i, list(acc), branches), t)
-        k.spawn(self.local_commit(op, osd, th, list(acc), branches), t)
+            k.spawn(self.replicate(op, osd, self.c.osds[rid], i, fork(acc), branches), t)
+        k.spawn(self.local_commit(op, osd, th, fork(acc), branches), t)
         yield branches
         # the last of {local commit, replica replies} completes the repop: eval_repop builds
         # the MOSDOpReply and the msgr-worker owning the client connection sends it
@@ -167,11 +195,11 @@ class Protocol:
         nbytes = REPOP_HDR + op.nbytes
         # tp_osd_tp encodes the MOSDRepOp (fast-dispatch type: encoded in the caller) and
         # hands it to the msgr-worker owning the replica connection
-        w = prim.msgr[rep.id % len(prim.msgr)]
+        w = prim.worker(rep.id)
         t = w.run(t, self.kc("osd.repop_send", nbytes) + self.kc("kernel.tcp_tx", nbytes), acc)
         t = yield from self.c.path(prim.host, rep.host).transfer(t, nbytes, acc)
         yield t
-        rw = rep.msgr[prim.id % len(rep.msgr)]
+        rw = rep.worker(prim.id)
         t = rw.run(t, self.kc("kernel.tcp_rx", nbytes), acc)
         yield t
         th, t_lock = self._shard(rep, op.pg, t)
@@ -234,7 +262,8 @@ class Protocol:
         while osd.kv_pending:
             batch, osd.kv_pending = osd.kv_pending, []
             start = max(k.now, kv.free_at)
-            cyc = [0, 0, 0, 0, 0]
+            traced = any(b[1].__class__ is not list for b in batch)
+            cyc = TracedAcc() if traced else [0, 0, 0, 0, 0]
             t = kv.run(start, self.kc("osd.kv_sync") * 0.5, cyc)
             if not self.deferred or osd.kv_need_flush:
                 osd.kv_need_flush = False
@@ -262,6 +291,9 @@ class Protocol:
             for t_enq, acc, wait, _ in batch:
                 acc[4] += start - t_enq
                 acc[:] = map(add, acc, cyc)
+                if acc.__class__ is not list:  # a traced op: the batch it rode in
+                    acc.spans.append((f"{osd.name}.kv_sync batch", "wait", t_enq, start, start, 0))
+                    acc.spans.extend(cyc.spans)
                 wait.arrive(t)
             yield t
         osd.kv_running = False
@@ -278,7 +310,7 @@ class Protocol:
     # ------------------------------------------------------------ reads
     def primary_read(self, op: Op, osd: OSD, t: int) -> Generator[Any, Any, int]:
         acc, ev = op.acc, op.ev
-        worker = osd.msgr[op.job.index % len(osd.msgr)]
+        worker = osd.worker(op.job.name)
         ev[E_INIT] = t
         t = worker.run(t, self.kc("osd.msgr_recv") + self.kc("kernel.tcp_rx", OSDOP_HDR), acc)
         ev[E_QUEUED] = t

@@ -9,7 +9,7 @@ its metrics.  Nothing here knows the Ceph protocol: that is
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Hashable
 
 from cephsim.components.cpu import CoreSet, Thread
 from cephsim.components.disk import Disk
@@ -39,17 +39,41 @@ class OSD:
     deferred_queued: int = 0
     kv_cycles: int = 0
     kv_batched: int = 0
+    conns: dict = field(default_factory=dict)
+
+    def worker(self, peer: Hashable) -> Thread:
+        """The msgr-worker owning the connection to ``peer``: fixed when the connection
+        is made, on the worker with the fewest connections (NetworkStack::get_worker)."""
+        return _worker(self.msgr, self.conns, peer)
 
 
 @dataclass
 class ClientJob:
+    """One fio job: its own process (librbd/librados) or kernel client."""
+
     index: int
     name: str
     host: str
-    app: Thread
-    librbd: Thread
-    msgr: list[Thread]
-    finisher: Thread
+    app: Thread  #: the fio thread
+    librbd: Thread  #: librbd op thread (rbd engine)
+    msgr: list[Thread]  #: librados messenger workers (rbd, rados engines)
+    finisher: Thread  #: librados finisher (rbd, rados engines)
+    kworker: Thread  #: kernel client work (krbd, cephfs engines: libceph workqueue)
+    conns: dict = field(default_factory=dict)
+
+    def worker(self, peer: Hashable) -> Thread:
+        """The librados msgr-worker owning the connection to ``peer`` (see OSD.worker)."""
+        return _worker(self.msgr, self.conns, peer)
+
+
+def _worker(workers: list[Thread], conns: dict, peer: Hashable) -> Thread:
+    w = conns.get(peer)
+    if w is None:
+        load = [0] * len(workers)
+        for i in conns.values():
+            load[i] += 1
+        w = conns[peer] = load.index(min(load))
+    return workers[w]
 
 
 class Cluster:
@@ -125,7 +149,8 @@ class Cluster:
                          librbd=self._thread(f"{n}.librbd", cores),
                          msgr=[self._thread(f"{n}.msgr{i}", cores)
                                for i in range(self.r.ceph.msgr_workers)],
-                         finisher=self._thread(f"{n}.finisher", cores))
+                         finisher=self._thread(f"{n}.finisher", cores),
+                         kworker=self._thread(f"{n}.kworker", cores))
 
     # ------------------------------------------------------------------ network
     def _build_fabric(self) -> None:
@@ -214,4 +239,5 @@ class Cluster:
         if key_imp := net.link_netem.get((src, dst)):
             imps.append(self._impairment(f"link.{src}.{dst}.netem", key_imp))
         return Path(uplink, hops, self.sampler(f"{src}.nic.tx.{dst}", a.nic.tx_latency),
-                    self.sampler(f"{dst}.nic.rx.{src}", b.nic.rx_latency), imps, net.mtu, fwd_kc)
+                    self.sampler(f"{dst}.nic.rx.{src}", b.nic.rx_latency), imps, net.mtu, fwd_kc,
+                    name=f"net {src}->{dst}")

@@ -244,6 +244,8 @@ class Thread:
             acc[1] += work
             acc[2] += penalty
             acc[4] += start - t
+            if acc.__class__ is not list:  # a traced op (cephsim.metrics.trace)
+                acc.spans.append((self.name, "cpu", t, start, end, penalty))  # type: ignore[attr-defined]
         return end
 
     def block(self, t: int, duration: int) -> None:

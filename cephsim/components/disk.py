@@ -36,7 +36,7 @@ class Disk:
         self.flushes = 0
         self.busy_ns = 0
 
-    def _io(self, t: int, service: int, acc: list[int] | None) -> int:
+    def _io(self, t: int, service: int, acc: list[int] | None, kind: str = "io") -> int:
         chan = self.chan
         i = chan.index(min(chan))
         start = chan[i] if chan[i] > t else t
@@ -47,15 +47,17 @@ class Disk:
         if acc is not None:
             acc[3] += service
             acc[4] += start - t
+            if acc.__class__ is not list:  # a traced op
+                acc.spans.append((self.name, kind, t, start, end, 0))  # type: ignore[attr-defined]
         return end
 
     def write(self, t: int, nbytes: int, acc: list[int] | None) -> int:
         extra = int((nbytes - 4096) / self.write_bw) if nbytes > 4096 else 0
-        return self._io(t, self.write_s() + extra, acc)
+        return self._io(t, self.write_s() + extra, acc, "write")
 
     def read(self, t: int, nbytes: int, acc: list[int] | None) -> int:
         extra = int((nbytes - 4096) / self.read_bw) if nbytes > 4096 else 0
-        return self._io(t, self.read_s() + extra, acc)
+        return self._io(t, self.read_s() + extra, acc, "read")
 
     def flush(self, t: int, acc: list[int] | None) -> int:
         chan = self.chan
@@ -69,4 +71,6 @@ class Disk:
         if acc is not None:
             acc[3] += service
             acc[4] += start - t
+            if acc.__class__ is not list:  # a traced op
+                acc.spans.append((self.name, "flush", t, start, end, 0))  # type: ignore[attr-defined]
         return end

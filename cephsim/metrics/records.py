@@ -22,12 +22,20 @@ class Recorder:
         self._core: list[tuple[int, int, int, int]] = []  # is_write, submit, slat_end, complete
         self._acc: list[list[int]] = []
         self._ev: list[list[int]] = []
+        self._seq: list[int] = []
+        self.traces: dict[int, dict[str, object]] = {}  #: op seq -> traced op (see trace.py)
 
     def add(self, op: Op, t: int) -> None:
         self._core.append((op.is_write, op.submit, op.slat_end, t))
         if self.keep:
             self._acc.append(list(op.acc))
             self._ev.append(list(op.ev))
+            self._seq.append(op.seq)
+        if op.acc.__class__ is not list:
+            self.traces[op.seq] = {"submit": op.submit, "slat_end": op.slat_end, "complete": t,
+                                   "is_write": op.is_write, "acc": list(op.acc),
+                                   "ev": list(op.ev), "spans": list(op.acc.spans),  # type: ignore[attr-defined]
+                                   "job": op.job.name, "pg": op.pg}
 
     def count(self) -> int:
         return len(self._core)
@@ -42,6 +50,7 @@ class Recorder:
         if self.keep and self._acc:
             out["acc"] = np.array(self._acc, dtype=np.int64)
             out["ev"] = np.array(self._ev, dtype=np.int64)
+            out["seq"] = np.array(self._seq, dtype=np.int64)
         return out
 
     @staticmethod
