@@ -39,6 +39,18 @@ def _fail(err: CephsimError) -> None:
     raise typer.Exit(2)
 
 
+def load_resolved(scenario: Path, overrides: list[str] | None):  # noqa: ANN201 - lazy imports
+    """Load, override, validate and resolve a scenario; every error located in the file."""
+    from cephsim.resolve import resolve
+    from cephsim.scenario.load import load_scenario, locate
+
+    sc = load_scenario(scenario, overrides)
+    try:
+        return sc, resolve(sc, scenario)
+    except CephsimError as e:
+        raise locate(e, scenario, overrides) from None
+
+
 def _emit(text: str, output: Path | None) -> None:
     if output is None:
         sys.stdout.write(text)
@@ -55,15 +67,8 @@ def run(scenario: ScenarioArg, seed: SeedOpt = None, set_: SetOpt = None,
     try:
         from cephsim.report.render import render_run
         from cephsim.runner import run_scenario
-        from cephsim.scenario.load import load_scenario, locate
 
-        sc = load_scenario(scenario, set_)
-        try:
-            from cephsim.resolve import resolve
-
-            resolved = resolve(sc, scenario)
-        except CephsimError as e:
-            raise locate(e, scenario, set_) from None
+        sc, resolved = load_resolved(scenario, set_)
         res = run_scenario(sc, scenario_path=scenario, seed=seed, resolved=resolved)
         _emit(render_run(res, format.value), output)
     except CephsimError as e:
@@ -74,14 +79,7 @@ def run(scenario: ScenarioArg, seed: SeedOpt = None, set_: SetOpt = None,
 def validate(scenario: ScenarioArg, set_: SetOpt = None) -> None:
     """Check a scenario (schema, units, catalog names, consistency) without running it."""
     try:
-        from cephsim.resolve import resolve
-        from cephsim.scenario.load import load_scenario, locate
-
-        sc = load_scenario(scenario, set_)
-        try:
-            r = resolve(sc, scenario)
-        except CephsimError as e:
-            raise locate(e, scenario, set_) from None
+        sc, r = load_resolved(scenario, set_)
         osds = sum(len(h.osd_ids) for h in r.hosts)
         typer.echo(f"{scenario}: ok ({len(r.hosts)} hosts, {osds} OSDs, pool size "
                    f"{sc.pool.size}, {sc.ceph.release}, {r.ceph.write_mode} writes)")

@@ -12,6 +12,23 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 TEST_SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 
+#: a small valid scenario; tests break it in one place at a time (line numbers matter)
+BASE = """\
+name: small
+hosts:
+  - name: osd
+    count: 3
+    cpu: epyc-7313p
+    nic: connectx5-25g
+    osds: {count: 1, disk: pm9a3}
+  - name: client
+    cpu: epyc-7313p
+    nic: connectx5-25g
+pool: {size: 3}
+workload: {rw: randwrite, bs: 4KiB}
+run: {ios: 300}
+"""
+
 
 @pytest.fixture(scope="session")
 def repo_root() -> Path:

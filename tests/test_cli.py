@@ -8,26 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import BASE, ROOT
 
 QS = ROOT / "scenarios" / "quickstart.yaml"
 GOLDEN = Path(__file__).parent / "golden" / "run_json_structure.json"
 
-BASE = """\
-name: small
-hosts:
-  - name: osd
-    count: 3
-    cpu: epyc-7313p
-    nic: connectx5-25g
-    osds: {count: 1, disk: pm9a3}
-  - name: client
-    cpu: epyc-7313p
-    nic: connectx5-25g
-pool: {size: 3}
-workload: {rw: randwrite, bs: 4KiB}
-run: {ios: 300}
-"""
 OSDS = "    osds: {count: 1, disk: pm9a3}\n"
 
 # (id, scenario text, --set list, expected line (None: no line), expected field path (None: none),

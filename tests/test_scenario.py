@@ -10,23 +10,8 @@ from cephsim.errors import CephsimError
 from cephsim.resolve import resolve
 from cephsim.scenario.load import apply_override, load_scenario, parse_override
 from cephsim.scenario.schema import Scenario
-from conftest import ROOT
+from conftest import BASE, ROOT
 
-BASE = """\
-name: small
-hosts:
-  - name: osd
-    count: 3
-    cpu: epyc-7313p
-    nic: connectx5-25g
-    osds: {count: 1, disk: pm9a3}
-  - name: client
-    cpu: epyc-7313p
-    nic: connectx5-25g
-pool: {size: 3}
-workload: {rw: randwrite, bs: 4KiB}
-run: {ios: 300}
-"""
 
 
 def write(tmp_path: Path, text: str, name: str = "s.yaml") -> Path:

@@ -30,6 +30,7 @@ from typing import Any
 
 from cephsim.report.fio_hist import bins_from_counts, calc_percentiles
 from cephsim.report.fio_stats import (
+    calc_dist,
     DirectionStats,
     GroupDirStats,
     JobStats,
@@ -133,13 +134,6 @@ def _ddir_json(
     return obj
 
 
-def _dist(counts: Sequence[int]) -> list[float]:
-    total = sum(counts)
-    out = []
-    for c in counts:
-        v = (c / total) * 100.0 if total else 0.0
-        out.append(0.1 if (c and v < 0.1) else v)
-    return out
 
 
 _LAT_KEYS = ("2", "4", "10", "20", "50", "100", "250", "500", "750", "1000")
@@ -181,8 +175,8 @@ def _job_json(
         "minf": 0,
     }
     levels = ("1", "2", "4", "8", "16", "32", ">=64")
-    root["iodepth_level"] = {k: _f(v) for k, v in zip(levels, _dist(job.depth_counts()))}
-    sub = _dist([0, job.total_ios, 0, 0, 0, 0, 0])
+    root["iodepth_level"] = {k: _f(v) for k, v in zip(levels, calc_dist(job.depth_counts()))}
+    sub = calc_dist([0, job.total_ios, 0, 0, 0, 0, 0])
     sub_keys = ("0", "4", "8", "16", "32", "64", ">=64")
     root["iodepth_submit"] = {k: _f(v) for k, v in zip(sub_keys, sub)}
     root["iodepth_complete"] = {k: _f(v) for k, v in zip(sub_keys, sub)}

@@ -44,6 +44,7 @@ __all__ = [
     "LatencySummary",
     "GroupDirStats",
     "bw_agg_percent",
+    "calc_dist",
     "group_run_stats",
     "latency_bucket_counts",
 ]
@@ -373,3 +374,13 @@ def bw_agg_percent(mean_kib: float, agg_bytes: int) -> float:
         p = int(mean_kib) * 100.0 / (agg_bytes / 1024.0)
         p = min(p, 100.0)
     return p
+
+
+def calc_dist(counts: Sequence[int]) -> list[float]:
+    """fio's ``stat_calc_dist``: shares in percent, a non-zero share below 0.1 shown as 0.1."""
+    total = sum(counts)
+    out = []
+    for c in counts:
+        v = (c / total) * 100.0 if total else 0.0
+        out.append(0.1 if (c and v < 0.1) else v)
+    return out

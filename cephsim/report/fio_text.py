@@ -36,6 +36,7 @@ from collections.abc import Sequence
 
 from cephsim.report.fio_hist import calc_percentiles
 from cephsim.report.fio_stats import (
+    calc_dist,
     DirectionStats,
     GroupDirStats,
     JobStats,
@@ -228,14 +229,6 @@ def latency_lines(job: JobStats) -> str:
     )
 
 
-def _dist(counts: Sequence[int]) -> list[float]:
-    """``stat_calc_dist``: percent, non-zero below 0.1 shown as 0.1."""
-    total = sum(counts)
-    out = []
-    for c in counts:
-        v = (c / total) * 100.0 if total else 0.0
-        out.append(0.1 if (c and v < 0.1) else v)
-    return out
 
 
 def ctime_utc(ts: int) -> str:
@@ -265,13 +258,13 @@ def job_status(
         f"  cpu          : usr={job.usr_cpu:3.2f}%, sys={job.sys_cpu:3.2f}%, "
         "ctx=0, majf=0, minf=0\n"
     )
-    dd = _dist(job.depth_counts())
+    dd = calc_dist(job.depth_counts())
     out.append(
         "  IO depths    : "
         + ", ".join(f"{k}={v:3.1f}%" for k, v in zip(("1", "2", "4", "8", "16", "32", ">=64"), dd))
         + "\n"
     )
-    sub = _dist([0, job.total_ios, 0, 0, 0, 0, 0])
+    sub = calc_dist([0, job.total_ios, 0, 0, 0, 0, 0])
     keys = ("0", "4", "8", "16", "32", "64", ">=64")
     line = ", ".join(f"{k}={v:3.1f}%" for k, v in zip(keys, sub))
     out.append(f"     submit    : {line}\n     complete  : {line}\n")

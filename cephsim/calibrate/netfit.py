@@ -1,0 +1,228 @@
+"""Per-hop network latency model from qperf (or listed) one-way latencies.
+
+qperf ``tcp_lat``/``udp_lat`` report ONE-WAY latency (half the round trip) for
+one message size.  Across several sizes the one-way latency is close to a line,
+``L(s) = fixed + per_byte * s``, fitted here by ordinary least squares (with the
+standard errors of the coefficients when there are more than two sizes).
+
+How the line maps onto the catalog (``cephsim catalog nics|switches``): the
+simulator builds one hop as kernel TCP send (a software cost, ``kernel.tcp_tx``)
++ NIC ``tx_latency`` + serialisation at the link speed (computed, per link) +
+switch ``latency`` (+ one more serialisation if store-and-forward) + NIC
+``rx_latency`` + kernel receive (``kernel.tcp_rx``).  So
+
+    fixed    = kernel stack (both sides) + tx + rx + switch latency
+    per_byte = 8 / link speed per link traversed (+ per-byte kernel cost)
+
+and ``tx + rx`` is what is left of ``fixed`` once the kernel stack and switch
+are taken out; the split between tx and rx follows the catalog's 10G class
+(1.3 : 3.5).  Whatever the wire cannot explain of ``per_byte`` is printed as
+"excess per byte": the catalog NIC entries have no per-byte term, so it must be
+attributed (store-and-forward switch, ``kernel.per_kib``, NIC moderation of
+large frames) by the user.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cephsim.errors import CephsimError
+
+TX_SHARE = 1.3 / (1.3 + 3.5)  #: the catalog's 10G class split (nics.yaml)
+
+
+@dataclass
+class Point:
+    size: int  #: message bytes
+    one_way_ns: float
+    source: str
+    group: str
+
+
+@dataclass
+class LineFit:
+    group: str
+    points: list[Point]
+    fixed_ns: float
+    per_byte_ns: float
+    fixed_se: float | None
+    per_byte_se: float | None
+    notes: list[str] = field(default_factory=list)
+    derived: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"group": self.group, "fixed_ns": self.fixed_ns, "fixed_se_ns": self.fixed_se,
+                "per_byte_ns": self.per_byte_ns, "per_byte_se_ns": self.per_byte_se,
+                "points": [{"size_bytes": p.size, "one_way_ns": p.one_way_ns, "source": p.source}
+                           for p in self.points],
+                "catalog": self.derived, "notes": self.notes}
+
+
+def read_points(paths: list[Path]) -> tuple[list[Point], list[str]]:
+    """qperf files (via the readers) or a YAML list of figures (``calibration/seed002``)."""
+    from cephsim.readers.detect import read_any
+    from cephsim.readers.model import NetLatencyMeasurement
+
+    pts: list[Point] = []
+    warn: list[str] = []
+    for p in paths:
+        if p.suffix in (".yaml", ".yml"):
+            pts += _yaml_points(p)
+            continue
+        m = read_any(p)
+        if not isinstance(m, NetLatencyMeasurement) or not m.qperf:
+            raise CephsimError.single(f"not qperf output (read as {m.format}); the network fit "
+                                      "needs qperf tcp_lat/udp_lat results", file=str(p))
+        for r in m.qperf:
+            if r.one_way_latency_ns is None or not r.test.endswith("_lat"):
+                continue
+            if r.msg_size_bytes is None:
+                warn.append(f"{p}:{r.line}: {r.test} without a message size (qperf run without "
+                            "-v/-vv); left out")
+                continue
+            pts.append(Point(r.msg_size_bytes, float(r.one_way_latency_ns), f"{p}:{r.line}", r.test))
+    if not pts:
+        raise CephsimError.single("no qperf latency with a known message size in "
+                                  + ", ".join(map(str, paths)))
+    return pts, warn
+
+
+def _yaml_points(p: Path) -> list[Point]:
+    from ruamel.yaml import YAML
+
+    from cephsim.units import parse_duration_ns, parse_size_bytes
+
+    try:
+        data = YAML(typ="safe").load(p.read_text("utf-8"))
+    except FileNotFoundError:
+        raise CephsimError.single("no such file", file=str(p)) from None
+    except Exception as e:  # noqa: BLE001
+        raise CephsimError.single(f"cannot read: {e}", file=str(p)) from None
+    items = (data or {}).get("points") if isinstance(data, dict) else None
+    if not isinstance(items, list) or not items:
+        raise CephsimError.single("expected 'points: [{group, size, one_way, source}, ...]'", file=str(p))
+    out = []
+    for i, it in enumerate(items):
+        try:
+            out.append(Point(parse_size_bytes(it["size"]), float(parse_duration_ns(it["one_way"])),
+                             str(it["source"]), str(it["group"])))
+        except (KeyError, TypeError, CephsimError) as e:
+            raise CephsimError.single(f"point {i}: needs group, size, one_way and source ({e})",
+                                      file=str(p), path=f"points.{i}") from None
+    return out
+
+
+def fit_line(group: str, pts: list[Point]) -> LineFit:
+    sizes = np.array([p.size for p in pts], dtype=float)
+    lat = np.array([p.one_way_ns for p in pts], dtype=float)
+    if len(set(sizes.tolist())) < 2:
+        raise CephsimError.single(f"{group}: a per-byte cost needs at least two message sizes "
+                                  f"(got {sorted(set(int(s) for s in sizes))})")
+    a = np.vstack([np.ones_like(sizes), sizes]).T
+    coef, *_ = np.linalg.lstsq(a, lat, rcond=None)
+    fixed, per_byte = float(coef[0]), float(coef[1])
+    se_f = se_b = None
+    n = len(pts)
+    if n > 2:
+        resid = lat - a @ coef
+        s2 = float(resid @ resid) / (n - 2)
+        cov = np.linalg.inv(a.T @ a) * s2
+        se_f, se_b = math.sqrt(cov[0, 0]), math.sqrt(cov[1, 1])
+    return LineFit(group, pts, fixed, per_byte, se_f, se_b)
+
+
+def derive(fit: LineFit, speed_bps: float | None, kernel_ns: float, switch_ns: float,
+           links: int, loopback: bool) -> None:
+    """Catalog-unit figures for a NIC/switch entry from a fitted line."""
+    d: dict[str, Any] = {"fixed_us": round(fit.fixed_ns / 1e3, 3),
+                         "per_byte_ns": round(fit.per_byte_ns, 4),
+                         "per_kib_us": round(fit.per_byte_ns * 1024 / 1e3, 3)}
+    if loopback:
+        fit.notes.append("loopback: no NIC, wire or switch; the line is the kernel TCP stack (fixed) "
+                         "and the memory copies (per byte) of this machine")
+        d["kernel_stack_us_both_sides"] = d["fixed_us"]
+        fit.derived = d
+        return
+    nic = fit.fixed_ns - kernel_ns - switch_ns
+    d["assumed"] = {"kernel_stack_both_sides_us": kernel_ns / 1e3, "switch_latency_us": switch_ns / 1e3,
+                    "links": links, "link_speed_bps": speed_bps}
+    if nic <= 0:
+        fit.notes.append(f"the fixed part ({fit.fixed_ns / 1e3:.1f} us) is not more than the assumed "
+                         "kernel stack + switch: no NIC latency is left; lower --kernel-us")
+    else:
+        tx, rx = nic * TX_SHARE, nic * (1 - TX_SHARE)
+        d["nic_tx_plus_rx_us"] = round(nic / 1e3, 3)
+        d["tx_latency"] = {"dist": "lognormal", "median": f"{tx / 1e3:.2f}us", "p99": f"{2.3 * tx / 1e3:.2f}us"}
+        d["rx_latency"] = {"dist": "lognormal", "median": f"{rx / 1e3:.2f}us", "p99": f"{2.5 * rx / 1e3:.2f}us"}
+        fit.notes.append("tx/rx split 1.3:3.5 and p99 ~2.3-2.5x median as in the catalog's 10G class "
+                         "(nics.yaml): only their sum is measured")
+    if speed_bps:
+        wire = links * 8e9 / speed_bps
+        d["wire_per_byte_ns"] = round(wire, 4)
+        excess = fit.per_byte_ns - wire
+        d["excess_per_byte_ns"] = round(excess, 4)
+        if excess > 0:
+            sf = 8e9 / speed_bps
+            d["excess_as"] = {
+                "store_and_forward_hops": round(excess / sf, 2),
+                "kernel_per_kib_us_per_side": round(excess * 1024 / 2 / 1e3, 3),
+            }
+            fit.notes.append(f"{excess:.2f} ns/B more than {links} link(s) of serialisation: the catalog's "
+                             "NIC entries have no per-byte term; equivalent to "
+                             f"{excess / sf:.1f} extra store-and-forward hop(s) at this speed, or "
+                             f"{excess * 1024 / 2 / 1e3:.2f} us per KiB per side of kernel copies "
+                             "(kernel.per_kib), or NIC moderation growing with frame size")
+    fit.derived = d
+
+
+def netfit(paths: list[Path], speed_bps: float | None = None, kernel_ns: float = 6000.0,
+           switch_ns: float = 500.0, links: int = 2) -> tuple[list[LineFit], list[str]]:
+    pts, warn = read_points(paths)
+    groups: dict[str, list[Point]] = {}
+    for p in pts:
+        groups.setdefault(p.group, []).append(p)
+    fits = []
+    for g, gp in groups.items():
+        f = fit_line(g, gp)
+        loop = all("loopback" in p.source or "127.0.0.1" in p.source or "localhost" in p.source
+                   for p in gp)
+        derive(f, speed_bps, kernel_ns, switch_ns, links, loop)
+        fits.append(f)
+    return fits, warn
+
+
+def netfit_text(fits: list[LineFit], warn: list[str]) -> str:
+    lines = []
+    for f in fits:
+        lines.append(f"{f.group}: one-way latency = {f.fixed_ns / 1e3:.3f} us"
+                     + (f" (+/- {f.fixed_se / 1e3:.3f})" if f.fixed_se is not None else "")
+                     + f" + {f.per_byte_ns:.4f} ns/B"
+                     + (f" (+/- {f.per_byte_se:.4f})" if f.per_byte_se is not None else "")
+                     + f"  [{len(f.points)} points; +/- = 1 s.e. of the least-squares line"
+                     + ("" if f.fixed_se is not None else "; 2 points: exact line, no error estimate") + "]")
+        for p in sorted(f.points, key=lambda p: p.size):
+            model = f.fixed_ns + f.per_byte_ns * p.size
+            lines.append(f"    {p.size:>7} B: measured {p.one_way_ns / 1e3:8.3f} us, line {model / 1e3:8.3f} us"
+                         f"   ({p.source})")
+        d = f.derived
+        lines.append(f"  per KiB: {d['per_kib_us']:.3f} us")
+        if "tx_latency" in d:
+            a = d["assumed"]
+            lines.append(f"  catalog entry (nics.yaml units), assuming kernel stack {a['kernel_stack_both_sides_us']:g} us "
+                         f"(both sides) and switch {a['switch_latency_us']:g} us:")
+            lines.append(f"    tx_latency: {{dist: lognormal, median: {d['tx_latency']['median']}, p99: {d['tx_latency']['p99']}}}")
+            lines.append(f"    rx_latency: {{dist: lognormal, median: {d['rx_latency']['median']}, p99: {d['rx_latency']['p99']}}}")
+        if "wire_per_byte_ns" in d:
+            lines.append(f"  wire: {d['wire_per_byte_ns']:.4f} ns/B over {d['assumed']['links']} link(s); "
+                         f"excess {d['excess_per_byte_ns']:+.4f} ns/B")
+        for n in f.notes:
+            lines.append(f"  note: {n}")
+        lines.append("")
+    for w in warn:
+        lines.append(f"warning: {w}")
+    return "\n".join(lines).rstrip() + "\n"
