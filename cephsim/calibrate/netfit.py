@@ -137,7 +137,7 @@ def fit_line(group: str, pts: list[Point]) -> LineFit:
 
 
 def derive(fit: LineFit, speed_bps: float | None, kernel_ns: float, switch_ns: float,
-           links: int, loopback: bool) -> None:
+           links: int, loopback: bool, store_forward: bool = False) -> None:
     """Catalog-unit figures for a NIC/switch entry from a fitted line."""
     d: dict[str, Any] = {"fixed_us": round(fit.fixed_ns / 1e3, 3),
                          "per_byte_ns": round(fit.per_byte_ns, 4),
@@ -162,8 +162,12 @@ def derive(fit: LineFit, speed_bps: float | None, kernel_ns: float, switch_ns: f
         fit.notes.append("tx/rx split 1.3:3.5 and p99 ~2.3-2.5x median as in the catalog's 10G class "
                          "(nics.yaml): only their sum is measured")
     if speed_bps:
-        wire = links * 8e9 / speed_bps
+        # cut-through: the egress overlaps the ingress, a message is serialised once
+        # (plus one frame per extra link, not per byte); store-and-forward: once per link
+        serialised = links if store_forward else 1
+        wire = serialised * 8e9 / speed_bps
         d["wire_per_byte_ns"] = round(wire, 4)
+        d["assumed"]["forwarding"] = "store-and-forward" if store_forward else "cut-through"
         excess = fit.per_byte_ns - wire
         d["excess_per_byte_ns"] = round(excess, 4)
         if excess > 0:
@@ -172,7 +176,7 @@ def derive(fit: LineFit, speed_bps: float | None, kernel_ns: float, switch_ns: f
                 "store_and_forward_hops": round(excess / sf, 2),
                 "kernel_per_kib_us_per_side": round(excess * 1024 / 2 / 1e3, 3),
             }
-            fit.notes.append(f"{excess:.2f} ns/B more than {links} link(s) of serialisation: the catalog's "
+            fit.notes.append(f"{excess:.2f} ns/B more than {serialised} serialisation(s) at link speed: the catalog's "
                              "NIC entries have no per-byte term; equivalent to "
                              f"{excess / sf:.1f} extra store-and-forward hop(s) at this speed, or "
                              f"{excess * 1024 / 2 / 1e3:.2f} us per KiB per side of kernel copies "
@@ -181,7 +185,8 @@ def derive(fit: LineFit, speed_bps: float | None, kernel_ns: float, switch_ns: f
 
 
 def netfit(paths: list[Path], speed_bps: float | None = None, kernel_ns: float = 6000.0,
-           switch_ns: float = 500.0, links: int = 2) -> tuple[list[LineFit], list[str]]:
+           switch_ns: float = 500.0, links: int = 2,
+           store_forward: bool = False) -> tuple[list[LineFit], list[str]]:
     pts, warn = read_points(paths)
     groups: dict[str, list[Point]] = {}
     for p in pts:
@@ -191,7 +196,7 @@ def netfit(paths: list[Path], speed_bps: float | None = None, kernel_ns: float =
         f = fit_line(g, gp)
         loop = all("loopback" in p.source or "127.0.0.1" in p.source or "localhost" in p.source
                    for p in gp)
-        derive(f, speed_bps, kernel_ns, switch_ns, links, loop)
+        derive(f, speed_bps, kernel_ns, switch_ns, links, loop, store_forward)
         fits.append(f)
     return fits, warn
 
@@ -218,7 +223,7 @@ def netfit_text(fits: list[LineFit], warn: list[str]) -> str:
             lines.append(f"    tx_latency: {{dist: lognormal, median: {d['tx_latency']['median']}, p99: {d['tx_latency']['p99']}}}")
             lines.append(f"    rx_latency: {{dist: lognormal, median: {d['rx_latency']['median']}, p99: {d['rx_latency']['p99']}}}")
         if "wire_per_byte_ns" in d:
-            lines.append(f"  wire: {d['wire_per_byte_ns']:.4f} ns/B over {d['assumed']['links']} link(s); "
+            lines.append(f"  wire: {d['wire_per_byte_ns']:.4f} ns/B ({d['assumed']['forwarding']}, {d['assumed']['links']} link(s)); "
                          f"excess {d['excess_per_byte_ns']:+.4f} ns/B")
         for n in f.notes:
             lines.append(f"  note: {n}")

@@ -132,7 +132,8 @@ def set_values(costs: ReleaseCosts, values: dict[str, float]) -> ReleaseCosts:
             median = int(round(v)) if name.endswith("median") else d.median
             sigma = d.shape if name.endswith("median") else v
             tails = Tails(kv_stall_rate_hz=tails.kv_stall_rate_hz,
-                          kv_stall=LogNormal(median=max(1, median), sigma=sigma, shift=d.shift))
+                          kv_stall=LogNormal(median=f"{max(1, median)}ns", sigma=sigma,
+                                                    shift=f"{d.shift}ns"))
         else:
             raise KeyError(name)
     if tails is not costs.tails:

@@ -1,0 +1,118 @@
+"""``cephsim calibrate`` and ``cephsim whatif`` (registered on the main typer app)."""
+
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from cephsim.errors import CephsimError
+
+DEFAULT_FIT = ["scale", "tails.kv_stall_rate_hz", "tails.kv_stall.median"]
+
+
+def register(app: typer.Typer) -> None:
+    from cephsim.cli import Format, _emit, _fail
+
+    @app.command()
+    def calibrate(
+        files: Annotated[list[Path], typer.Argument(
+            help="Case files (calibration/cases/*.yaml); with --network: qperf outputs or a figures YAML.",
+            show_default=False)],
+        fit: Annotated[Optional[list[str]], typer.Option(
+            "--fit", help="Free parameter (repeatable or comma-separated): scale, kcycles.<stage> or "
+            "<stage> (e.g. kernel.tcp_tx), cpu_jitter_sigma, logging_overhead, tails.kv_stall_rate_hz, "
+            "tails.kv_stall.median, tails.kv_stall.sigma; NAME@RELEASE for one release. "
+            f"Default: {','.join(DEFAULT_FIT)}.")] = None,
+        output: Annotated[Optional[Path], typer.Option(
+            "--output", "-o", help="Write the fitted profile (ceph.profile format); with several "
+            "releases one file per release (NAME-RELEASE.yaml).")] = None,
+        format: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
+        seeds: Annotated[int, typer.Option(help="Seeds per evaluation (common random numbers).", min=1)] = 2,
+        seed: Annotated[int, typer.Option(help="First seed.")] = 1,
+        ios: Annotated[int, typer.Option(help="I/Os per seed and case during the fit.", min=200)] = 4000,
+        verify_ios: Annotated[Optional[int], typer.Option(
+            help="I/Os of the final verification runs (default: each scenario's run.ios).")] = None,
+        max_evals: Annotated[int, typer.Option(help="Maximum objective evaluations.", min=1)] = 60,
+        shared: Annotated[Optional[bool], typer.Option(
+            "--shared/--per-release", help="Bare parameter names: one value for all releases, or one "
+            "per release (default: per release for a fit, shared for --cross-validate).")] = None,
+        cross_validate: Annotated[bool, typer.Option(
+            "--cross-validate", help="Leave-one-out over the cases: fit on the others, predict the left-out one.")] = False,
+        network: Annotated[bool, typer.Option(
+            "--network", help="Fit the per-hop network model (fixed + per-byte) to qperf outputs.")] = False,
+        speed: Annotated[Optional[str], typer.Option(help="--network: link speed, e.g. 10Gbit/s (for the wire share).")] = None,
+        kernel_us: Annotated[float, typer.Option(help="--network: kernel TCP stack, both sides, us.")] = 6.0,
+        switch_us: Annotated[float, typer.Option(help="--network: switch port-to-port latency, us.")] = 0.5,
+        links: Annotated[int, typer.Option(help="--network: links a message crosses (2 via one switch).")] = 2,
+        store_forward: Annotated[bool, typer.Option(
+            "--store-and-forward", help="--network: the switch stores and forwards (serialises every link).")] = False,
+        quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")] = False,
+    ) -> None:
+        """Fit software costs to measured cases; cross-validate; or fit a network hop to qperf."""
+        try:
+            if network:
+                from cephsim.calibrate.netfit import netfit, netfit_text
+                from cephsim.units import parse_rate_bps
+
+                bps = parse_rate_bps(speed) if speed else None
+                fits, warn = netfit(list(files), bps, kernel_us * 1e3, switch_us * 1e3, links, store_forward)
+                text = (json.dumps({"fits": [f.to_dict() for f in fits], "warnings": warn}, indent=2) + "\n"
+                        if format is Format.json else netfit_text(fits, warn))
+                _emit(text, None)
+                return
+            from cephsim.calibrate.cases import load_cases
+            from cephsim.calibrate.fit import FitOptions, calibrate as run_fit, fit_text, write_profiles
+            from cephsim.calibrate.objective import prepare
+            from cephsim.calibrate.params import parse_params
+
+            cases = load_cases(list(files))
+            progress = None if quiet else (lambda s: print(s, file=sys.stderr, flush=True))
+            for c in cases:
+                if c.skip_reason and progress:
+                    progress(f"skipped: {c.skip_reason}")
+            releases = sorted({prepare(c).release for c in cases if not c.skip_reason})
+            is_shared = cross_validate if shared is None else shared
+            params = parse_params(fit or DEFAULT_FIT, releases, is_shared)
+            opts = FitOptions(seeds=seeds, seed0=seed, ios=ios, verify_ios=verify_ios,
+                              max_evals=max_evals, progress=progress)
+            if cross_validate:
+                from cephsim.calibrate.crossval import cross_validate as cv, cv_text
+
+                folds, skipped = cv(cases, params, opts)
+                text = (json.dumps({"folds": [f.to_dict() for f in folds], "skipped": skipped,
+                                    "parameters": [p.label for p in params]}, indent=2) + "\n"
+                        if format is Format.json else cv_text(folds, skipped, params, opts))
+                _emit(text, None)
+                return
+            res = run_fit(cases, params, opts)
+            written = write_profiles(res, output) if output else []
+            if format is Format.json:
+                doc = res.to_dict()
+                doc["profiles"] = [str(p) for p in written]
+                text = json.dumps(doc, indent=2) + "\n"
+            else:
+                text = fit_text(res) + "".join(f"wrote {p}\n" for p in written)
+            _emit(text, None)
+        except CephsimError as e:
+            _fail(e)
+
+    @app.command()
+    def whatif(
+        scenario: Annotated[Path, typer.Argument(help="Scenario YAML file.", show_default=False)],
+        set_: Annotated[Optional[list[str]], typer.Option(
+            "--set", help="The change to try: dotted.path=value (repeatable).")] = None,
+        seed: Annotated[Optional[int], typer.Option(help="Seed (default run.seed).")] = None,
+        ios: Annotated[Optional[int], typer.Option(help="I/Os per run (default run.ios).")] = None,
+        format: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
+    ) -> None:
+        """Simulate a scenario before and after a change; explain the difference hop by hop."""
+        try:
+            from cephsim.calibrate.whatif import run_pair, whatif_text
+
+            d = run_pair(scenario, list(set_ or []), seed, ios)
+            _emit(json.dumps(d, indent=2) + "\n" if format is Format.json else whatif_text(d), None)
+        except CephsimError as e:
+            _fail(e)
