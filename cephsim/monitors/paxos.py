@@ -17,6 +17,16 @@ if none pending, peon lease timeout re-armed on every accepted LEASE; any of the
 -> ``bootstrap()``.  Readability = in quorum, Paxos active/updating, lease valid (leader: own
 ``lease_expire``); writeability = leader, active, lease valid.
 
+Which 10 s timer trips first during a slow update [source: ``Paxos.cc``]: the peon's lease
+timeout is re-armed only by ``handle_lease`` (and ``peon_init``), never by ``handle_begin``
+or ``handle_commit``; the leader cancels its renew event when it proposes and sends the next
+LEASE only after the commit, behind a COMMIT that carries the value again
+(``commit_finish``).  So the peon's chain -- time since its last LEASE + BEGIN transfer +
+ACCEPT + COMMIT transfer -- is longer than the leader's accept chain (BEGIN -> all ACCEPTs)
+under the same 10 s budget, and with values of about 3 RTTs (3200 ms RTT) the peon lease
+timeout trips while the accept timeout does not.  (ceph-internals.md §4.6 names the accept
+timeout for 3200 ms; that is the second timer to go, for values of >= 4 RTTs.)
+
 Simplified: proposal numbers are a counter (the leader's pn always wins); a peon whose
 ``last_committed`` lags is brought up to date by the leader during recovery (share_state,
 sized as the missing values); the store is a fixed synchronous latency; service
@@ -101,8 +111,16 @@ class PaxosMixin:
 
     def _reset_lease_timeout(self) -> None:
         t = int(self._t.mon_lease_ack_timeout_factor * self._t.mon_lease)
-        self._ptimer("lease", t, lambda: self._paxos_timeout(
-            "lease", "peon lease timeout: no LEASE from the leader"))
+        self._ptimer("lease", t, lambda: self._paxos_timeout("lease", self._lease_timeout_why()))
+
+    def _lease_timeout_why(self) -> str:
+        if self.pstate == "updating":
+            return ("peon lease timeout: a Paxos update (BEGIN -> ACCEPT -> commit -> COMMIT, "
+                    "which carries the value again, with the next LEASE queued behind it) kept "
+                    "this peon without a LEASE since the last one")
+        if self.pstate == "recovering":
+            return "peon lease timeout: no LEASE after the election (collect/recovery too slow)"
+        return "peon lease timeout: no LEASE from the leader"
 
     # -- dispatch ---------------------------------------------------------------------------
     def handle_paxos(self, src: str, m: dict) -> None:

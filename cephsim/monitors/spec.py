@@ -49,17 +49,54 @@ class TimerOptions(_M):
     store_sync_latency: Duration = Field("5ms", description="Mon store (RocksDB) synchronous write on BEGIN/commit; estimate for SSD-backed mons.")
 
 
-class Workload(_M):
-    """Paxos proposals the monitors carry while clients run commands."""
+class ProposalWorkload(_M):
+    """Paxos proposals the monitors carry while clients run commands.
 
-    mgr_digest_period: Duration = Field("5s", description="mon_mgr_digest_period: MgrStatMonitor proposal per mgr digest.")
-    mgr_digest_size: Size = Field("30KiB", description="Encoded PGMap digest + health per proposal; tens of KB for a cluster with ~10k PGs (estimate; reference §4.6 'PGMap digests/log batches of tens of KB').")
-    log_period: Duration = Field("5s", description="Cluster-log batch period (LogMonitor proposals; estimate).")
-    log_size: Size = Field("1KiB", description="Cluster-log batch size: a few entries of ~200 B (estimate; entries accumulate while no leader can propose).")
-    osdmap_mean_interval: Duration = Field("300s", description="Mean time between OSDMap epochs (exponential); a recovering cluster (seed 004) changes pg_temp/up sets every few minutes (estimate).")
-    osdmap_size_min: Size = Field("64KiB", description="Smallest OSDMap-carrying proposal (log-uniform between min and max); ~100 KB-1 MB for 100-1000 OSDs (reference §4.5 j, §4.6; estimate).")
-    osdmap_size_max: Size = Field("192KiB", description="Largest OSDMap-carrying proposal (estimate for a few hundred OSDs; larger maps make even 1600 ms RTT unstable in this model because BEGIN + COMMIT must fit in the 10 s peon lease timeout).")
+    Defaults describe the OSiRIS cluster of seed 004 at the time of its latency tests
+    (about 190 HDD OSDs: three first-generation storage blocks of 60-71 OSDs, um-stor01,
+    wsu-stor01, msu-stor01) on a Luminous-era mgr.  What the source says and what is
+    estimated, field by field:
+
+    * ``mgr_digest_period`` [source]: the active mgr sends an ``MMonMgrReport`` from
+      ``DaemonServer::tick`` every ``mgr_tick_period`` (2 s); ``MgrStatMonitor::prepare_report``
+      replaces the pending digest and always asks for a proposal.  (``mon_mgr_digest_period``,
+      5 s, is the other direction: mon -> mgr.)
+    * ``mgr_digest_size`` [estimate]: encoded ``PGMapDigest`` (per-pool stats and deltas of
+      a few hundred bytes per pool, ``num_pg_by_osd`` ~20 B per OSD, per-state counts) plus
+      the health checks with their detail lines (at most ``mon_health_max_detail`` 50).
+    * ``log_period`` / ``log_size`` [estimate]: the mgr writes one "pgmap vN: ..." DBG line
+      to the cluster log per report (``DaemonServer::send_report``), 2.5 per 5 s; an encoded
+      ``LogEntry`` (name, address, stamp, seq, channel, ~150-character message) is
+      ~250-400 B.
+    * ``osdmap_*`` [source + estimate]: every OSDMap epoch's Paxos value carries the *full*
+      encoded map as well as the incremental (``OSDMonitor::encode_pending``:
+      ``put_version_full``, since ceph PR #3247).  Per OSD the full map holds four address
+      vectors (client, cluster, heartbeat front/back), ``osd_info``, ``osd_xinfo``, uuid,
+      state, weight and its CRUSH item/name/class: ~0.3 KiB (msgr v2-era address encoding)
+      to ~0.7 KiB (legacy 136-byte ``entity_addr_t``), so 190 OSDs give ~60-130 KiB, plus
+      pools and, while recovering (seed 004), ``pg_temp`` entries of ~30 B each for the
+      backfilling PGs: 64-192 KiB.  The epoch rate is an estimate for a cluster with
+      occasional OSD flaps / pg_temp changes.
+
+    Sensitivity (tests/test_monitors_defaults.py and the issue-4 report): the verdicts at
+    1600 / 3200 / 6400 ms RTT are unchanged for OSDMap values of 32 KiB-1.4 MiB (i.e. up
+    to ~1000 OSDs), mgr digests of 15-60 KiB and log batches of 1-4 KiB; the 3200 ms
+    "unstable" verdict needs at least ~6 large (multi-RTT) proposals per hour, i.e. an OSDMap
+    epoch every <= 10 minutes: with one every 600 s half of the seeds come out healthy.
+    """
+
+    mgr_digest_period: Duration = Field("2s", description="mgr_tick_period: one MgrStatMonitor proposal request per MMonMgrReport (DaemonServer::tick -> send_report; MgrStatMonitor::prepare_report returns true) [source].")
+    mgr_digest_size: Size = Field("30KiB", description="Encoded PGMapDigest + health checks per report: per-pool stats/deltas, num_pg_by_osd, PG state counts, up to 50 health detail lines; 20-40 KB for ~190 OSDs and ~20 pools [estimate].")
+    log_period: Duration = Field("5s", description="Cluster-log (LogMonitor) batch period [estimate; entries are proposed with the next Paxos round].")
+    log_size: Size = Field("1KiB", description="Cluster-log bytes per log_period: the mgr's 'pgmap vN' DBG line every 2 s (DaemonServer::send_report) at ~250-400 B per encoded LogEntry [estimate].")
+    osdmap_mean_interval: Duration = Field("300s", description="Mean time between OSDMap epochs (exponential): a cluster with occasional OSD flaps / pg_temp changes [estimate; the 3200 ms 'unstable' verdict needs <= ~600 s].")
+    osdmap_size_min: Size = Field("64KiB", description="Smallest OSDMap-carrying proposal (log-uniform between min and max): the full map rides in every OSDMap epoch (OSDMonitor::encode_pending put_version_full, ceph PR #3247), ~0.3-0.7 KiB per OSD x ~190 OSDs [derived estimate].")
+    osdmap_size_max: Size = Field("192KiB", description="Largest OSDMap-carrying proposal: legacy address encoding plus pg_temp entries (~30 B each) of a recovering cluster [derived estimate]; verdicts are unchanged up to ~1.4 MiB (~1000 OSDs).")
     message_overhead: Size = Field("200B", description="MMonPaxos header and encoding overhead per message.")
+
+
+#: the former name (``MonitorSpec.workload``)
+Workload = ProposalWorkload
 
 
 class ClientCommand(_M):
@@ -76,12 +113,16 @@ def _default_commands() -> list[ClientCommand]:
             ClientCommand(name="rbd_map")]
 
 
-class Thresholds(_M):
+class MonThresholds(_M):
     """Verdict rules; healthy < unstable < broken."""
 
     unstable_elections_per_hour: float = Field(6.0, description="More elections per hour than this is 'unstable': a healthy cluster elects only on mon restarts, and operators notice 'frequent forced elections' well before one every 10 minutes.")
     unstable_min_availability: float = Field(0.9, ge=0, le=1, description="Quorum availability (leader with a valid lease) below this is 'unstable'.")
     broken_min_success: float = Field(0.5, ge=0, le=1, description="A command kind whose success rate is below this makes the verdict 'broken' (seed 004: health, auth and rbd map were 'no longer possible').")
+
+
+#: the former name (``MonitorSpec.thresholds``)
+Thresholds = MonThresholds
 
 
 class MonitorSpec(_M):

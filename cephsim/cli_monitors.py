@@ -1,0 +1,85 @@
+"""``cephsim mon-threshold``: where the monitor verdict changes as the monitor RTT grows.
+
+Registered on the main typer app by :func:`register` (one line in :mod:`cephsim.cli`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from cephsim.errors import CephsimError
+
+
+def _seeds(values: list[str] | None) -> list[int]:
+    out: list[int] = []
+    for v in values or ["1,2,3"]:
+        for part in str(v).replace(" ", ",").split(","):
+            if not part:
+                continue
+            try:
+                out.append(int(part))
+            except ValueError:
+                raise CephsimError.single(f"--seeds: {part!r} is not an integer") from None
+    if not out:
+        raise CephsimError.single("--seeds: give at least one seed")
+    return out
+
+
+def _dur(opt: str, v: str) -> int:
+    from cephsim.units import parse_duration_ns
+
+    try:
+        ns = parse_duration_ns(v)
+    except (ValueError, TypeError) as e:
+        raise CephsimError.single(f"{opt}: {e}") from None
+    if ns <= 0:
+        raise CephsimError.single(f"{opt}: must be positive")
+    return ns
+
+
+def threshold_text(name: str, setup, ths, seeds, base_ns: int) -> str:  # noqa: ANN001
+    lines = [f"mon-threshold: {name} (seeds {', '.join(map(str, seeds))}; majority verdict per RTT; "
+             f"every monitor-path delay scaled, scenario's largest monitor RTT {base_ns / 1e6:g} ms)"]
+    if not ths:
+        lines.append("  the verdict does not change over the RTT range searched")
+    for t in ths:
+        lines.append(f"  {t.from_state} -> {t.to_state}: between {t.below_rtt_ns / 1e6:.0f} and "
+                     f"{t.above_rtt_ns / 1e6:.0f} ms RTT; timer responsible: {t.timer or 'none'}")
+        if t.detail:
+            lines.append(f"      first timer tripped just above: {t.detail}")
+    return "\n".join(lines) + "\n"
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("mon-threshold")
+    def mon_threshold(
+        scenario: Annotated[Path, typer.Argument(help="Scenario YAML file with a monitors section.", show_default=False)],
+        seeds: Annotated[Optional[list[str]], typer.Option("--seeds", help="Seeds, comma-separated or repeated (default 1,2,3); the majority verdict counts.")] = None,
+        set_: Annotated[Optional[list[str]], typer.Option("--set", help="Override a field: dotted.path=value. Repeatable.")] = None,
+        lo: Annotated[str, typer.Option("--lo", help="Smallest monitor RTT searched.")] = "1ms",
+        hi: Annotated[str, typer.Option("--hi", help="Largest monitor RTT searched.")] = "12800ms",
+        tol: Annotated[str, typer.Option("--tol", help="Bisection stops when the bracket is this narrow.")] = "100ms",
+    ) -> None:
+        """Search the monitor RTT at which the verdict changes (healthy -> unstable -> broken)."""
+        from cephsim.cli import _fail, load_resolved
+
+        try:
+            from cephsim.monitors import find_thresholds
+
+            sd = _seeds(seeds)
+            lo_ns, hi_ns, tol_ns = _dur("--lo", lo), _dur("--hi", hi), _dur("--tol", tol)
+            if lo_ns >= hi_ns:
+                raise CephsimError.single("--lo must be smaller than --hi")
+            sc, r = load_resolved(scenario, set_)
+            if r.monitors is None:
+                raise CephsimError.single("the scenario has no monitors section", file=str(scenario),
+                                          path="monitors")
+            setup = r.monitors
+            ths = find_thresholds(setup.spec, setup.net_at_rtt, seeds=sd, lo=lo_ns, hi=hi_ns,
+                                  tol_ns=tol_ns)
+            typer.echo(threshold_text(sc.name, setup, ths, sd, setup.max_mon_rtt_ns()), nl=False)
+        except CephsimError as e:
+            _fail(e)

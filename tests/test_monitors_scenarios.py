@@ -1,0 +1,59 @@
+"""Issue 4: the OSiRIS monitor scenarios (seed 004) through `cephsim run` and `mon-threshold`."""
+
+from __future__ import annotations
+
+import pytest
+
+from cephsim.report.render import render_run
+from cephsim.runner import run_scenario
+from cephsim.scenario.load import load_scenario
+from conftest import ROOT
+
+SCEN = {r: ROOT / "scenarios" / f"osiris-mon-rtt-{r}ms.yaml" for r in (1600, 3200, 6400)}
+EXPECTED = {1600: "healthy", 3200: "unstable", 6400: "broken"}
+
+
+def _run(path, seed, extra=()):
+    return run_scenario(load_scenario(path, ["run.ios=20", "run.ramp_ios=4", *extra]),
+                        scenario_path=path, seed=seed)
+
+
+@pytest.mark.parametrize("rtt", sorted(SCEN))
+@pytest.mark.parametrize("seed", [4, 11])
+def test_verdict_from_protocol_with_varied_seeds(rtt, seed):
+    res = _run(SCEN[rtt], seed)
+    assert res.monitors.state == EXPECTED[rtt], res.monitors.reasons
+    text = render_run(res, "text")
+    assert f"monitor cluster: {EXPECTED[rtt].upper()}" in text
+    if rtt == 3200:
+        assert "peon lease timeout" in res.monitors.first_timer_tripped
+    if rtt == 6400:
+        assert all(c.success_rate < 0.5 for c in res.monitors.commands.values())
+
+
+def test_json_carries_monitors(run_cli):
+    r = run_cli("run", SCEN[3200], "-f", "json", "--set", "run.ios=20", "--seed", "2")
+    assert r.exit_code == 0, r.output
+    mon = r.json()["cephsim"]["monitors"]
+    assert mon["state"] == "unstable"
+    assert mon["first_timer_option"] == "mon_lease_ack_timeout_factor"
+    assert 3000 < mon["network"]["mon_rtt_ms"]["um-wsu"] < 3300
+    assert {"quorum_availability", "elections_per_hour", "time_to_first_quorum_s", "commands"} <= set(mon)
+
+
+def test_mon_threshold_cli(run_cli):
+    r = run_cli("mon-threshold", SCEN[1600], "--seeds", "1,2", "--tol", "200ms")
+    assert r.exit_code == 0, r.output
+    lines = [ln for ln in r.stdout.splitlines() if "->" in ln and "RTT" in ln]
+    assert len(lines) == 2, r.stdout
+    import re
+    (lo1, hi1), (lo2, hi2) = [tuple(map(int, re.search(r"between (\d+) and (\d+) ms", ln).groups()))
+                              for ln in lines]
+    assert "healthy -> unstable" in lines[0] and "unstable -> broken" in lines[1]
+    assert 1600 < hi1 <= 3200 and 3200 < hi2 <= 6400, r.stdout
+    assert all("timer responsible: mon_" in ln for ln in lines)
+
+
+def test_mon_threshold_without_monitors_is_a_clean_error(run_cli):
+    r = run_cli("mon-threshold", ROOT / "scenarios" / "quickstart.yaml")
+    assert r.exit_code == 2 and "no monitors section" in r.output and "Traceback" not in r.output
