@@ -1,0 +1,153 @@
+"""What-if commands: ``sweep``, ``compare``, ``compare-fio``, ``explain``.
+
+Registered on the main typer app by :func:`register` (see ``cephsim/cli.py``).
+Progress bars go to stderr (and only when a command runs for more than a
+second); ``--quiet`` turns them off.  Errors are short, on stderr, exit 2.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from cephsim.errors import CephsimError
+
+
+class SweepFormat(str, Enum):
+    text = "text"
+    json = "json"
+    csv = "csv"
+
+
+class CmpFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+class ExecutorKind(str, Enum):
+    local = "local"
+    dask = "dask"
+
+
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar (for scripts).")]
+JobsOpt = Annotated[Optional[int], typer.Option("--jobs", "-j", min=1,
+                                                help="Parallel local processes (default: all cores).")]
+ExecOpt = Annotated[ExecutorKind, typer.Option("--executor", help="local process pool or a Dask cluster.")]
+SchedOpt = Annotated[Optional[str], typer.Option("--scheduler", help="Dask scheduler address (tcp://host:8786).")]
+SetOpt = Annotated[Optional[list[str]], typer.Option(
+    "--set", help="path=v1,v2,... (a sweep axis) or path=value. Repeatable.")]
+OutOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of stdout.")]
+SeedOpt = Annotated[Optional[int], typer.Option("--seed", help="Base seed (default: run.seed).")]
+
+
+def _fail(err: CephsimError) -> None:
+    from cephsim.cli import _fail as fail
+
+    fail(err)
+
+
+def _emit(text: str, output: Path | None) -> None:
+    from cephsim.cli import _emit as emit
+
+    emit(text, output)
+
+
+def _plot_suffix(plot: Path | None) -> None:
+    if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise CephsimError.single(f"--plot {plot}: the file must end in .png, .svg or .pdf")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def sweep(scenario: Annotated[Path, typer.Argument(help="Scenario YAML file (may hold a sweep: block).",
+                                                       show_default=False)],
+              set_: SetOpt = None,
+              seeds: Annotated[Optional[int], typer.Option("--seeds", "-k", min=1,
+                                                           help="Seeds per grid point (default 1, or the sweep block's).")] = None,
+              seed: SeedOpt = None, jobs: JobsOpt = None,
+              executor: ExecOpt = ExecutorKind.local, scheduler: SchedOpt = None,
+              format: Annotated[SweepFormat, typer.Option("--format", "-f", help="Output format.")] = SweepFormat.text,
+              output: OutOpt = None,
+              plot: Annotated[Optional[Path], typer.Option("--plot", help="Also draw the sweep curves (.png or .svg).")] = None,
+              quiet: QuietOpt = False) -> None:
+        """Run a grid of variants (all combinations of the --set lists), each with K seeds."""
+        try:
+            from cephsim.sweep import run_sweep
+
+            _plot_suffix(plot)
+            res = run_sweep(scenario, set_ or [], seeds=seeds, seed=seed, jobs=jobs,
+                            executor=executor.value, scheduler=scheduler, quiet=quiet)
+            text = {"text": res.to_text, "json": res.to_json, "csv": res.to_csv}[format.value]()
+            if plot is not None:
+                from cephsim.plots import plot_sweep
+
+                plot_sweep(res, plot)
+            _emit(text, output)
+        except CephsimError as e:
+            _fail(e)
+
+    @app.command()
+    def compare(scenarios: Annotated[list[Path], typer.Argument(help="Two or more scenario files; the first is the baseline.",
+                                                                show_default=False)],
+                set_: Annotated[Optional[list[str]], typer.Option("--set", help="Override a field in every scenario. Repeatable.")] = None,
+                seeds: Annotated[int, typer.Option("--seeds", "-k", min=1, help="Seeds per scenario.")] = 3,
+                seed: SeedOpt = None, jobs: JobsOpt = None,
+                executor: ExecOpt = ExecutorKind.local, scheduler: SchedOpt = None,
+                format: Annotated[CmpFormat, typer.Option("--format", "-f")] = CmpFormat.text,
+                output: OutOpt = None, quiet: QuietOpt = False) -> None:
+        """Side by side: IOPS and latency, differences with confidence intervals, and the stages behind them."""
+        try:
+            from cephsim.compare import compare as do_compare
+
+            c = do_compare(scenarios, set_ or [], seeds=seeds, seed=seed, jobs=jobs,
+                           executor=executor.value, scheduler=scheduler, quiet=quiet)
+            _emit(c.to_json() if format is CmpFormat.json else c.to_text(), output)
+        except CephsimError as e:
+            _fail(e)
+
+    @app.command("compare-fio")
+    def compare_fio(simulated: Annotated[Path, typer.Argument(help="cephsim JSON output (cephsim run -f json).", show_default=False)],
+                    measured: Annotated[Path, typer.Argument(help="Real fio result: JSON or normal output.", show_default=False)],
+                    direction: Annotated[Optional[str], typer.Option("--direction", help="read or write (default: write if present).")] = None,
+                    format: Annotated[CmpFormat, typer.Option("--format", "-f")] = CmpFormat.text,
+                    output: OutOpt = None) -> None:
+        """Compare a simulated result with a measured fio result, side by side."""
+        try:
+            from cephsim.compare import compare_fio as do
+
+            c = do(simulated, measured, direction)
+            _emit(c.to_json() if format is CmpFormat.json else c.to_text(), output)
+        except CephsimError as e:
+            _fail(e)
+
+    @app.command()
+    def explain(scenario: Annotated[Path, typer.Argument(help="Scenario YAML file.", show_default=False)],
+                op: Annotated[str, typer.Option("--op", help="median, p99 (any pNN), or an op number.")] = "median",
+                set_: Annotated[Optional[list[str]], typer.Option("--set", help="Override a field. Repeatable.")] = None,
+                seed: Annotated[Optional[int], typer.Option("--seed", help="Seed (overrides run.seed).")] = None,
+                plot: Annotated[Optional[Path], typer.Option("--plot", help="Also draw the op's timeline (.png or .svg).")] = None,
+                latency_plot: Annotated[Optional[Path], typer.Option("--latency-plot", help="Also draw the run's latency CDF and histogram (.png or .svg).")] = None,
+                ablations: Annotated[bool, typer.Option("--ablations/--no-ablations", help="Run the what-if ablations.")] = True,
+                jobs: JobsOpt = None, output: OutOpt = None, quiet: QuietOpt = False) -> None:
+        """The life of one simulated write, where its time went, and what each knob is worth."""
+        try:
+            from cephsim.explain import explain as do, render
+
+            _plot_suffix(plot)
+            _plot_suffix(latency_plot)
+            ex = do(scenario, set_ or [], which=op, seed=seed, ablations=ablations, jobs=jobs,
+                    quiet=quiet)
+            if plot is not None:
+                from cephsim.plots import plot_waterfall
+
+                plot_waterfall(ex, plot)
+            if latency_plot is not None:
+                from cephsim.plots import plot_latency
+
+                plot_latency(ex.latencies_ns, latency_plot, f"{ex.scenario} (seed {ex.seed})")
+            _emit(render(ex), output)
+        except CephsimError as e:
+            _fail(e)

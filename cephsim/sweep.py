@@ -1,0 +1,561 @@
+"""Parameter sweeps: a grid of scenario variants, each run with K seeds, in parallel.
+
+A sweep is a scenario plus *axes*: dotted field paths with a list of values
+(``--set hosts.osd.netem.delay=0ms,40ms,160ms``, or a ``sweep:`` block at the
+top of the scenario file, see below).  The grid is every combination of the
+axes' values (the first axis varies slowest); every grid *point* is run with
+``K`` seeds: ``seed_k = base + k`` for ``k = 0..K-1`` where ``base`` is
+``run.seed`` (or ``--seed``), so seed 0 of a point reproduces
+``cephsim run SCENARIO --set ... --seed base`` exactly.  Because every
+component draws from its own named random stream, the points share common
+random numbers seed by seed.
+
+Every point is loaded and resolved before anything runs, so a sweep with an
+unknown field, an empty value list or a value that is invalid at one grid
+point fails at once, naming the point.
+
+One *task* is one point with one seed: ``(scenario path, overrides, seed)``,
+plain picklable data run by :func:`run_task`, so tasks can go to the standard
+library's process pool (``executor="local"``, all cores by default) or to a
+Dask cluster (``executor="dask"``, through
+``distributed.Client(address).get_executor()``).  Results are collected by
+task index, so the numbers do not depend on the executor, the number of
+workers or the completion order.
+
+The ``sweep:`` block (stripped before the scenario is validated, so
+``cephsim run`` does not accept such a file)::
+
+    sweep:
+      seeds: 3                       # optional, default 1 (``--seeds`` wins)
+      set:
+        hosts.osd.netem.delay: [0ms, 40ms, 160ms]
+        pool.size: [1, 2, 3]
+
+``--set`` axes on the command line are added to the block's axes (the same
+path on the command line replaces the block's values).
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import itertools
+import json
+import math
+import os
+import threading
+import time
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+from cephsim.errors import CephsimError, Problem
+
+#: metrics reported per point: key, column title, unit
+METRICS: tuple[tuple[str, str, str], ...] = (
+    ("iops", "IOPS", ""),
+    ("mean_us", "mean", "us"),
+    ("p50_us", "p50", "us"),
+    ("p99_us", "p99", "us"),
+    ("p999_us", "p99.9", "us"),
+)
+
+
+# ----------------------------------------------------------------- axes and points
+
+
+@dataclass(frozen=True)
+class Axis:
+    path: str  #: dotted field path, as for ``--set``
+    values: tuple[str, ...]  #: YAML texts of the values
+
+
+@dataclass(frozen=True)
+class Point:
+    index: int
+    settings: tuple[tuple[str, str], ...]  #: (path, YAML text) per axis
+
+    @property
+    def overrides(self) -> list[str]:
+        return [f"{p}={v}" for p, v in self.settings]
+
+    @property
+    def label(self) -> str:
+        return ", ".join(f"{p}={v}" for p, v in self.settings) or "(scenario as is)"
+
+
+def split_values(text: str) -> list[str]:
+    """``a,b,[1,2],'x,y'`` -> ``['a', 'b', '[1,2]', "'x,y'"]`` (commas inside brackets or quotes stay)."""
+    out, cur, depth, quote = [], [], 0, ""
+    for ch in text:
+        if quote:
+            cur.append(ch)
+            if ch == quote:
+                quote = ""
+            continue
+        if ch in "'\"":
+            quote = ch
+        elif ch in "[{(":
+            depth += 1
+        elif ch in "]})":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+            continue
+        cur.append(ch)
+    out.append("".join(cur).strip())
+    return out
+
+
+def parse_axis(text: str) -> Axis:
+    """``path=v1,v2,...`` (a ``--set`` of a sweep)."""
+    if "=" not in text:
+        raise CephsimError.single(f"--set {text!r}: expected dotted.path=value1,value2,...")
+    path, _, raw = text.partition("=")
+    path = path.strip()
+    if not path or any(not k for k in path.split(".")):
+        raise CephsimError.single(f"--set {text!r}: empty field path")
+    values = split_values(raw) if raw.strip() else []
+    if not values or any(v == "" for v in values):
+        raise CephsimError.single(f"--set {text!r}: empty list of values (give path=v1,v2,...)"
+                                  if not values else f"--set {text!r}: empty value in the list")
+    return Axis(path, tuple(values))
+
+
+def _yaml_text(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if v is None:
+        return "null"
+    if isinstance(v, (dict, list)):
+        return json.dumps(v)
+    return str(v)
+
+
+def block_axes(path: str | Path) -> tuple[list[Axis], int | None]:
+    """Axes and seeds from the ``sweep:`` block of a scenario file (none if absent)."""
+    from cephsim.scenario.load import _position, read_scenario_data
+
+    data = read_scenario_data(Path(path))
+    block = data.get("sweep")
+    if block is None:
+        return [], None
+
+    def err(msg: str, loc: tuple[Any, ...]) -> CephsimError:
+        line, col = _position(data, loc)
+        return CephsimError.single(msg, file=str(path), line=line, column=col,
+                                   path=".".join(str(x) for x in loc))
+
+    if not isinstance(block, dict):
+        raise err("a mapping with 'set' (field: [values]) and optional 'seeds'", ("sweep",))
+    for k in block:
+        if k not in ("set", "seeds"):
+            raise err("unknown key (expected 'set' or 'seeds')", ("sweep", k))
+    seeds = block.get("seeds")
+    if seeds is not None and (not isinstance(seeds, int) or isinstance(seeds, bool) or seeds < 1):
+        raise err("seeds must be a positive integer", ("sweep", "seeds"))
+    axes = []
+    spec = block.get("set") or {}
+    if not isinstance(spec, dict):
+        raise err("a mapping of field path -> list of values", ("sweep", "set"))
+    for p, vals in spec.items():
+        if not isinstance(vals, list):
+            vals = [vals]
+        if not vals:
+            raise err("empty list of values", ("sweep", "set", p))
+        axes.append(Axis(str(p), tuple(_yaml_text(v) for v in vals)))
+    return axes, seeds
+
+
+def merge_axes(block: Sequence[Axis], cli: Sequence[Axis]) -> list[Axis]:
+    out = {a.path: a for a in block}
+    for a in cli:
+        out[a.path] = a
+    return list(out.values())
+
+
+def grid(axes: Sequence[Axis]) -> list[Point]:
+    combos = itertools.product(*[[(a.path, v) for v in a.values] for a in axes])
+    return [Point(i, tuple(c)) for i, c in enumerate(combos)]
+
+
+# ----------------------------------------------------------------- loading one point
+
+
+def load_point(path: str | Path, overrides: Sequence[str] | None = None) -> Any:
+    """Load a scenario like :func:`cephsim.scenario.load.load_scenario`, ignoring a ``sweep:`` block."""
+    from pydantic import ValidationError
+
+    from cephsim.scenario.load import (apply_override, load_scenario, parse_override,
+                                       read_scenario_data, validation_problems)
+    from cephsim.scenario.schema import Scenario
+
+    p = Path(path)
+    data = read_scenario_data(p)
+    if "sweep" not in data:
+        return load_scenario(p, list(overrides or []))
+    del data["sweep"]
+    overridden: dict[tuple[str, ...], str] = {}
+    for text in overrides or []:
+        keys, value = parse_override(text)
+        overridden[apply_override(data, keys, value, f"--set {text}")] = f"--set {text}"
+    try:
+        return Scenario.model_validate(data)
+    except ValidationError as err:
+        raise CephsimError(validation_problems(err, data, str(p), overridden)) from None
+
+
+def load_resolved(path: str | Path, overrides: Sequence[str] | None = None) -> tuple[Any, Any]:
+    """(scenario, resolved model) of one point; errors located in the file or the override."""
+    from cephsim.resolve import resolve
+    from cephsim.scenario.load import locate
+
+    sc = load_point(path, overrides)
+    try:
+        return sc, resolve(sc, path)
+    except CephsimError as e:
+        raise locate(e, path, list(overrides or [])) from None
+
+
+def validate_points(path: str | Path, points: Sequence[Point]) -> list[Any]:
+    """Load and resolve every point before anything runs; one error naming the failing points."""
+    failures: list[tuple[Point, CephsimError]] = []
+    scenarios = []
+    for pt in points:
+        try:
+            scenarios.append(load_resolved(path, pt.overrides)[0])
+        except CephsimError as e:
+            failures.append((pt, e))
+    if not failures:
+        return scenarios
+    n = len(points)
+    msgs = {str(e) for _, e in failures}
+    problems: list[Problem] = []
+    if len(failures) == n and len(msgs) == 1 and n > 1:
+        for p in failures[0][1].problems:
+            problems.append(Problem(f"{p} (at every one of the {n} sweep points)"))
+    else:
+        for pt, e in failures[:10]:
+            for p in e.problems:
+                problems.append(Problem(f"sweep point {pt.index + 1}/{n} ({pt.label}): {p}"))
+        if len(failures) > 10:
+            problems.append(Problem(f"... and {len(failures) - 10} more failing sweep points"))
+    problems.append(Problem("nothing was run"))
+    return _raise(problems)
+
+
+def _raise(problems: list[Problem]) -> Any:
+    raise CephsimError(problems)
+
+
+# ----------------------------------------------------------------- tasks
+
+
+@dataclass(frozen=True)
+class Task:
+    """One point with one seed: plain data, picklable for process pools and Dask."""
+
+    scenario: str
+    overrides: tuple[str, ...]
+    seed: int
+    records: bool = False  #: keep per-op records (for the breakdown of a comparison)
+
+
+def run_task(task: Task) -> dict[str, Any]:
+    """Run one task; returns plain numbers (JSON-ready).  Errors come back as ``{"error": ...}``."""
+    try:
+        return _run_task(task)
+    except CephsimError as e:
+        return {"error": str(e)}
+
+
+def _run_task(task: Task) -> dict[str, Any]:
+    import numpy as np
+
+    from cephsim.report.summary import breakdown, job_stats
+    from cephsim.runner import run_scenario
+
+    sc, r = load_resolved(task.scenario, task.overrides)
+    if sc.run.records != task.records:  # statistics do not depend on it (records.py)
+        sc = sc.model_copy(update={"run": sc.run.model_copy(update={"records": task.records})})
+        r = dataclasses.replace(r, scenario=sc)
+    res = run_scenario(sc, scenario_path=task.scenario, seed=task.seed, resolved=r)
+    js = job_stats(res)
+    direction = "write" if js.write is not None else "read"
+    d = js.write if js.write is not None else js.read
+    out: dict[str, Any] = {"seed": task.seed, "direction": direction, "ios": d.total_ios if d else 0}
+    if d is None or d.total_ios == 0:
+        out.update({k: math.nan for k, _, _ in METRICS})
+        return out
+    pct = d.clat_percentiles
+    out.update({"iops": float(d.iops), "mean_us": d.lat.mean / 1e3,
+                "p50_us": pct[50.0] / 1e3, "p99_us": pct[99.0] / 1e3, "p999_us": pct[99.9] / 1e3})
+    if task.records:
+        a = res.records.arrays()
+        mask = a["is_write"] if direction == "write" else ~a["is_write"]
+        lat = (a["complete"] - a["submit"])[mask]
+        nb = 20
+        n = lat.size // nb * nb
+        out["batch_means_us"] = (lat[:n].reshape(nb, -1).mean(axis=1) / 1e3).tolist() if n else []
+        b = breakdown(res) or {}
+        out["breakdown"] = b.get(direction)
+        out["lat_sum_ns"] = int(lat.sum())
+        out["acc_sum_ns"] = [int(x) for x in np.asarray(a["acc"][mask]).sum(axis=0)]
+    return out
+
+
+# ----------------------------------------------------------------- executors
+
+
+class ProgressBar:
+    """A rich progress bar on stderr that appears only if the work lasts more than ``delay`` s."""
+
+    def __init__(self, total: int, what: str, quiet: bool = False, delay: float = 1.0) -> None:
+        self.total, self.what, self.quiet, self.delay = total, what, quiet, delay
+        self.done = 0
+        self._lock = threading.Lock()
+        self._prog: Any = None
+        self._task: Any = None
+        self._timer: threading.Timer | None = None
+        self._closed = False
+
+    def __enter__(self) -> ProgressBar:
+        if not self.quiet and self.total > 0:
+            self._timer = threading.Timer(self.delay, self._start)
+            self._timer.daemon = True
+            self._timer.start()
+        return self
+
+    def _start(self) -> None:
+        from rich.console import Console
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                   TimeElapsedColumn, TimeRemainingColumn)
+
+        with self._lock:
+            if self._closed:
+                return
+            self._prog = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                  TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                                  console=Console(stderr=True), transient=True)
+            self._task = self._prog.add_task(self.what, total=self.total, completed=self.done)
+            self._prog.start()
+
+    def advance(self) -> None:
+        with self._lock:
+            self.done += 1
+            if self._prog is not None:
+                self._prog.update(self._task, completed=self.done)
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            self._closed = True
+            if self._timer is not None:
+                self._timer.cancel()
+            if self._prog is not None:
+                self._prog.stop()
+
+
+def execute(tasks: Sequence[Task], *, jobs: int | None = None, executor: str = "local",
+            scheduler: Any = None, quiet: bool = True, what: str = "simulating") -> list[dict[str, Any]]:
+    """Run tasks; results in task order whatever the executor and completion order."""
+    results: list[dict[str, Any] | None] = [None] * len(tasks)
+    with ProgressBar(len(tasks), what, quiet=quiet) as bar:
+        if executor == "local":
+            n = jobs or os.cpu_count() or 1
+            if n <= 1 or len(tasks) <= 1:
+                for i, t in enumerate(tasks):
+                    results[i] = run_task(t)
+                    bar.advance()
+            else:
+                with ProcessPoolExecutor(max_workers=min(n, len(tasks))) as ex:
+                    _collect(ex, tasks, results, bar)
+        elif executor == "dask":
+            client, own = _dask_client(scheduler)
+            try:
+                ex = client.get_executor(pure=False)
+                _collect(ex, tasks, results, bar)
+            finally:
+                if own:
+                    client.close()
+        else:
+            raise CephsimError.single(f"unknown executor {executor!r} (local or dask)")
+    errors = [(i, r["error"]) for i, r in enumerate(results) if r and "error" in r]
+    if errors:
+        i, msg = errors[0]
+        raise CephsimError.single(f"run {i + 1} ({' '.join(tasks[i].overrides) or 'as is'}, "
+                                  f"seed {tasks[i].seed}) failed: {msg}")
+    return results  # type: ignore[return-value]
+
+
+def _collect(ex: Executor, tasks: Sequence[Task], results: list[Any], bar: ProgressBar) -> None:
+    futs: dict[Future[Any], int] = {ex.submit(run_task, t): i for i, t in enumerate(tasks)}
+    for f in as_completed(futs):
+        results[futs[f]] = f.result()
+        bar.advance()
+
+
+def _dask_client(scheduler: Any) -> tuple[Any, bool]:
+    try:
+        from distributed import Client
+    except ImportError:
+        raise CephsimError.single("--executor dask needs Dask: pip install 'cephsim[dask]'") from None
+    if isinstance(scheduler, Client):
+        return scheduler, False
+    if not scheduler:
+        raise CephsimError.single("--executor dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
+    try:
+        return Client(scheduler, timeout="10s"), True
+    except (OSError, TimeoutError) as e:
+        raise CephsimError.single(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
+
+
+# ----------------------------------------------------------------- the sweep
+
+
+@dataclass
+class PointResult:
+    point: Point
+    runs: list[dict[str, Any]]  #: one per seed
+
+    def stat(self, key: str) -> tuple[float, float | None]:
+        from cephsim.stats import mean_ci
+
+        return mean_ci([r[key] for r in self.runs])
+
+
+@dataclass
+class SweepResult:
+    scenario: str  #: scenario name
+    path: str
+    axes: list[Axis]
+    seeds: list[int]
+    points: list[PointResult] = field(default_factory=list)
+    direction: str = "write"
+
+    # ---------------------------------------------------------- views
+    def to_dict(self) -> dict[str, Any]:
+        from cephsim.stats import LEVEL
+
+        pts = []
+        for pr in self.points:
+            d: dict[str, Any] = {"settings": dict(pr.point.settings), "seeds": len(pr.runs)}
+            for key, _, _ in METRICS:
+                m, h = pr.stat(key)
+                d[key] = {"mean": _r(m), "ci": _r(h), "values": [_r(r[key]) for r in pr.runs]}
+            d["ios_per_run"] = [r["ios"] for r in pr.runs]
+            pts.append(d)
+        return {"scenario": self.scenario, "file": self.path, "direction": self.direction,
+                "axes": [{"path": a.path, "values": list(a.values)} for a in self.axes],
+                "seeds": self.seeds, "confidence_level": LEVEL,
+                "note": "mean = fio lat avg; p50/p99/p99.9 = fio clat percentiles; "
+                        "ci = half-width of the t-interval across seeds (null with one seed)",
+                "points": pts}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2) + "\n"
+
+    def to_csv(self) -> str:
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        head = [a.path for a in self.axes] + ["seeds"]
+        for key, _, _ in METRICS:
+            head += [key, f"{key}_ci95"]
+        w.writerow(head)
+        for pr in self.points:
+            row: list[Any] = [v for _, v in pr.point.settings] + [len(pr.runs)]
+            for key, _, _ in METRICS:
+                m, h = pr.stat(key)
+                row += [_r(m), "" if h is None else _r(h)]
+            w.writerow(row)
+        return buf.getvalue()
+
+    def varying(self) -> list[Axis]:
+        """Axes with more than one value (the others are fixed overrides)."""
+        return [a for a in self.axes if len(a.values) > 1] or self.axes[:1]
+
+    def to_text(self, width: int = 100) -> str:
+        from rich import box
+        from rich.console import Console
+        from rich.table import Table
+
+        from cephsim.stats import LEVEL, fmt_ci
+
+        k = len(self.seeds)
+        vary = self.varying()
+        fixed = [a for a in self.axes if a not in vary]
+        big = max((pr.stat("p999_us")[0] for pr in self.points), default=0.0)
+        scale, unit = (1e3, "ms") if big >= 10_000 else (1.0, "us")
+        t = Table(title=f"{self.scenario}: {len(self.points)} points x {k} seed{'s' * (k > 1)} "
+                        f"({self.direction})", title_justify="left", box=box.SIMPLE_HEAD,
+                  pad_edge=False, padding=(0, 1))
+        for a in vary:
+            t.add_column(short_path(a.path), justify="right", no_wrap=True)
+        for key, title, u in METRICS:
+            t.add_column(f"{title} ({unit})" if u else title, justify="right", no_wrap=True)
+        for pr in self.points:
+            cells = [v for p, v in pr.point.settings if any(a.path == p for a in vary)]
+            for key, _, u in METRICS:
+                m, h = pr.stat(key)
+                if u:
+                    m, h = m / scale, (None if h is None else h / scale)
+                    digits = 2 if unit == "ms" else 1
+                else:
+                    digits = 0 if m >= 100 else 1
+                cells.append(fmt_ci(m, h, digits, sep="±"))
+            t.add_row(*cells)
+        buf = io.StringIO()
+        Console(file=buf, width=width, force_terminal=False, color_system=None).print(t)
+        seeds = (f"seeds {self.seeds[0]}..{self.seeds[-1]}" if k > 1 else f"seed {self.seeds[0]}")
+        note = "".join(f"{short_path(a.path)} = {a.path}\n" for a in vary if short_path(a.path) != a.path)
+        if fixed:
+            note += "fixed: " + ", ".join(f"{a.path}={a.values[0]}" for a in fixed) + "\n"
+        note += (f"{seeds}; mean = fio lat avg, p50/p99/p99.9 = fio clat percentiles\n"
+                 + (f"± = {LEVEL:.0%} t-interval across seeds" if k > 1 else
+                    "one seed: no confidence interval (use --seeds K)"))
+        return buf.getvalue() + note + "\n"
+
+
+def short_path(path: str) -> str:
+    """Column title for a field path: its last two components when it is long."""
+    parts = path.split(".")
+    return path if len(path) <= 14 or len(parts) <= 2 else ".".join(parts[-2:])
+
+
+def _r(x: float | None) -> float | None:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return None
+    return round(float(x), 3)
+
+
+def plan(path: str | Path, cli_axes: Iterable[str] = (), seeds: int | None = None,
+         seed: int | None = None) -> tuple[list[Axis], list[Point], list[int], list[Any]]:
+    """Axes, grid points and seeds of a sweep; every point validated (nothing run)."""
+    b_axes, b_seeds = block_axes(path)
+    axes = merge_axes(b_axes, [parse_axis(s) for s in cli_axes])
+    points = grid(axes)
+    scenarios = validate_points(path, points)
+    k = seeds if seeds is not None else (b_seeds or 1)
+    if k < 1:
+        raise CephsimError.single("--seeds must be at least 1")
+    base = scenarios[0].run.seed if seed is None else seed
+    return axes, points, [base + i for i in range(k)], scenarios
+
+
+def run_sweep(path: str | Path, cli_axes: Iterable[str] = (), *, seeds: int | None = None,
+              seed: int | None = None, jobs: int | None = None, executor: str = "local",
+              scheduler: Any = None, quiet: bool = True) -> SweepResult:
+    """Plan (validating every point), run all point x seed tasks, aggregate."""
+    axes, points, seed_list, scenarios = plan(path, cli_axes, seeds, seed)
+    tasks = [Task(str(path), tuple(pt.overrides), s) for pt in points for s in seed_list]
+    res = execute(tasks, jobs=jobs, executor=executor, scheduler=scheduler, quiet=quiet,
+                  what=f"sweep: {len(points)} points x {len(seed_list)} seeds")
+    k = len(seed_list)
+    out = SweepResult(scenario=scenarios[0].name, path=str(path), axes=axes, seeds=seed_list,
+                      direction=res[0].get("direction", "write") if res else "write")
+    for i, pt in enumerate(points):
+        out.points.append(PointResult(pt, res[i * k:(i + 1) * k]))
+    return out
+

@@ -1,0 +1,75 @@
+"""The teaching view: one op's critical path adds up exactly; ablations are real runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cephsim.cli import app
+from cephsim.explain import explain, render
+
+ROOT = Path(__file__).resolve().parents[1]
+WIDO = str(ROOT / "scenarios" / "wido-2019-nautilus.yaml")
+SMALL = ["run.ios=1500"]
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def median():
+    return explain(WIDO, SMALL, which="median", jobs=2)
+
+
+def test_steps_add_up_to_the_latency_exactly(median) -> None:
+    ex = median
+    steps = ex.steps
+    assert steps[0].start == 0 and steps[-1].end == ex.latency_ns
+    for a, b in zip(steps, steps[1:]):
+        assert a.end == b.start  # contiguous: each step starts where the previous ended
+    assert sum(s.dur for s in steps) == ex.latency_ns
+    for i in range(5):  # and the split into network/CPU/wake/disk/queue is the op's own
+        assert sum(s.cats[i] for s in steps) == ex.acc[i]
+    assert sum(ex.acc) == ex.latency_ns
+    assert sum(ex.mean_acc_sum) == ex.mean_lat_sum
+
+
+def test_the_story_of_a_replicated_write(median) -> None:
+    kinds = [s.kind for s in median.steps]
+    nets = [s for s in median.steps if s.kind == "net"]
+    assert len(nets) == 4  # two round trips: client<->primary, primary<->the last replica
+    assert "flush" in kinds and "write" in kinds
+    text = render(median)
+    for line in text.splitlines():
+        assert len(line) <= 100, line
+    for part in ("Timeline of the op", "client0 (client)", "(primary: osd.", "(replica 1: osd.",
+                 "network (messages on the wire)", "MOSDRepOp", "round trip 1", "round trip 2",
+                 "flush", "steps add up exactly: True", "Attribution", "C-state wake-ups",
+                 "Ablations", "pool size 2", "25G NICs", "debug logging", "C-states",
+                 "governor"):
+        assert part in text, part
+
+
+def test_ablation_rows_are_real_simulations(median) -> None:
+    rows = {r["variant"]: r for r in median.ablation}
+    assert len(rows) == 6
+    assert all("mean_us" in r for r in rows.values()), rows
+    base = median.baseline_mean_us
+    assert rows["pool size 2"]["mean_us"] < base  # one replica fewer to wait for
+    assert rows["ondemand governor"]["mean_us"] > base  # Ceph's threads run at a low clock
+    assert rows["debug logging at defaults"]["mean_us"] > base
+
+
+def test_explain_cli_p99_and_op_number() -> None:
+    r = runner.invoke(app, ["explain", WIDO, "--op", "p99", "--set", "run.ios=800",
+                            "--no-ablations", "-q"])
+    assert r.exit_code == 0, r.output
+    assert "The p99 op (rank 792 of 800" in r.stdout and "Ablations" not in r.stdout
+    r = runner.invoke(app, ["explain", WIDO, "--op", "900", "--set", "run.ios=800",
+                            "--no-ablations", "-q"])
+    assert r.exit_code == 0, r.output
+    assert "Op 900 (rank" in r.stdout and "steps add up exactly: True" in r.stdout
+    r = runner.invoke(app, ["explain", WIDO, "--op", "3", "--set", "run.ios=800", "-q"])
+    assert r.exit_code == 2 and "op 3 was not measured" in r.stderr
+    r = runner.invoke(app, ["explain", WIDO, "--op", "fastest", "-q"])
+    assert r.exit_code == 2 and "--op 'fastest'" in r.stderr

@@ -1,0 +1,64 @@
+"""Figures render headless and produce non-empty PNG and SVG files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("matplotlib")
+
+from cephsim import plots  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+QS = str(ROOT / "scenarios" / "quickstart.yaml")
+
+
+def _ok(p: Path, kind: str) -> None:
+    assert p.exists() and p.stat().st_size > 1000
+    head = p.read_bytes()[:200]
+    assert head.startswith(b"\x89PNG") if kind == "png" else b"<svg" in p.read_bytes()[:2000]
+
+
+@pytest.mark.parametrize("suffix", ["png", "svg"])
+def test_latency_cdf_and_histogram(tmp_path: Path, suffix: str) -> None:
+    rng = np.random.default_rng(1)
+    lat = (rng.lognormal(np.log(330e3), 0.1, 3000)).astype(np.int64)
+    p = plots.plot_latency(lat, tmp_path / f"lat.{suffix}", "synthetic")
+    _ok(p, suffix)
+
+
+def test_sweep_curves_and_latency_vs_iops(tmp_path: Path) -> None:
+    from cephsim.sweep import run_sweep
+
+    res = run_sweep(QS, ["workload.iodepth=1,4,16", "run.ios=500", "run.ramp_ios=50"], seeds=2,
+                    jobs=2)
+    _ok(plots.plot_sweep(res, tmp_path / "qd.png"), "png")
+    res2 = run_sweep(QS, ["pool.size=1,2", "ceph.debug_logging=default,off", "run.ios=500"],
+                     seeds=1, jobs=2)
+    _ok(plots.plot_sweep(res2, tmp_path / "grid.svg"), "svg")
+
+
+def test_waterfall_and_cli_plot(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from cephsim.cli import app
+
+    r = CliRunner().invoke(app, ["explain", QS, "--set", "run.ios=600", "--no-ablations", "-q",
+                                 "--plot", str(tmp_path / "op.svg"), "--latency-plot",
+                                 str(tmp_path / "lat.png")])
+    assert r.exit_code == 0, r.output
+    _ok(tmp_path / "op.svg", "svg")
+    _ok(tmp_path / "lat.png", "png")
+    r = CliRunner().invoke(app, ["sweep", QS, "--set", "pool.size=2,3", "--set", "run.ios=500",
+                                 "-q", "-j", "1", "--plot", str(tmp_path / "s.png")])
+    assert r.exit_code == 0, r.output
+    _ok(tmp_path / "s.png", "png")
+    r = CliRunner().invoke(app, ["sweep", QS, "--set", "pool.size=2,3", "--plot",
+                                 str(tmp_path / "s.txt")])
+    assert r.exit_code == 2 and ".png, .svg" in r.stderr
+
+
+def test_monitor_state_vs_rtt(tmp_path: Path) -> None:
+    _ok(plots.plot_mon_rtt([1, 400], tmp_path / "mon.png", duration="10min"), "png")

@@ -1,0 +1,129 @@
+"""Sweeps: grid, seeds, confidence intervals, determinism across executors, early errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cephsim.cli import app
+from cephsim.errors import CephsimError
+
+ROOT = Path(__file__).resolve().parents[1]
+QS = str(ROOT / "scenarios" / "quickstart.yaml")
+SMALL = ["--set", "run.ios=500", "--set", "run.ramp_ios=50"]
+runner = CliRunner()
+
+
+def _sweep(*args: str) -> dict:
+    r = runner.invoke(app, ["sweep", QS, *args, *SMALL, "--format", "json", "--quiet"])
+    assert r.exit_code == 0, r.output
+    return json.loads(r.stdout)
+
+
+def _means(doc: dict) -> list[float]:
+    return [p["mean_us"]["mean"] for p in doc["points"]]
+
+
+def test_netem_delay_sweep_is_monotone_with_cis() -> None:
+    doc = _sweep("--set", "hosts.osd.netem.delay=0ms,40ms,160ms", "--seeds", "2", "--jobs", "2")
+    assert [p["settings"]["hosts.osd.netem.delay"] for p in doc["points"]] == ["0ms", "40ms", "160ms"]
+    means = _means(doc)
+    assert means == sorted(means) and means[0] < 1_000 < 100_000 < means[1] < means[2]
+    # three one-way OSD-host delays per replicated write (primary->replica, reply, reply to client)
+    assert means[2] == pytest.approx(3 * 160_000 + means[0], rel=0.01)
+    for p in doc["points"]:
+        assert p["seeds"] == 2 and p["mean_us"]["ci"] is not None
+        assert len(p["mean_us"]["values"]) == 2
+    iops = [p["iops"]["mean"] for p in doc["points"]]
+    assert iops == sorted(iops, reverse=True)
+
+
+def test_pool_size_sweep_is_monotone() -> None:
+    doc = _sweep("--set", "pool.size=1,2,3", "--seeds", "2", "--jobs", "2")
+    means = _means(doc)
+    assert means[0] < means[1] < means[2]
+    assert all(p["p99_us"]["ci"] is not None for p in doc["points"])
+
+
+def test_same_numbers_with_one_and_two_jobs() -> None:
+    args = ("--set", "pool.size=1,3", "--set", "hosts.osd.tuning.governor=performance,ondemand",
+            "--seeds", "2")
+    one, two = _sweep(*args, "--jobs", "1"), _sweep(*args, "--jobs", "2")
+    assert one == two
+    assert len(one["points"]) == 4 and one["seeds"] == [1, 2]
+
+
+def test_dask_executor_matches_local() -> None:
+    distributed = pytest.importorskip("distributed")
+    from cephsim.sweep import run_sweep
+
+    axes = ["pool.size=2,3", "run.ios=500", "run.ramp_ios=50"]
+    local = run_sweep(QS, axes, seeds=2, jobs=2)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        remote = run_sweep(QS, axes, seeds=2, executor="dask", scheduler=client)
+    assert remote.to_dict() == local.to_dict()
+
+
+def test_text_and_csv_outputs(tmp_path: Path) -> None:
+    out = tmp_path / "s.csv"
+    r = runner.invoke(app, ["sweep", QS, "--set", "pool.size=2,3", *SMALL, "-f", "csv", "-o",
+                            str(out), "-q", "-j", "1"])
+    assert r.exit_code == 0, r.output
+    lines = out.read_text().splitlines()
+    assert lines[0].startswith("pool.size,run.ios,run.ramp_ios,seeds,iops,iops_ci95,mean_us")
+    assert len(lines) == 3
+    r = runner.invoke(app, ["sweep", QS, "--set", "pool.size=2,3", *SMALL, "-q", "-j", "1"])
+    assert r.exit_code == 0
+    assert "pool.size" in r.stdout and "p99.9 (us)" in r.stdout and "one seed" in r.stdout
+    assert all(len(x) <= 100 for x in r.stdout.splitlines())
+
+
+def test_sweep_block_in_the_scenario(tmp_path: Path) -> None:
+    sc = tmp_path / "qs-sweep.yaml"
+    sc.write_text(Path(QS).read_text() + "\nsweep:\n  seeds: 2\n  set:\n    pool.size: [1, 3]\n")
+    r = runner.invoke(app, ["sweep", str(sc), *SMALL, "-f", "json", "-q", "-j", "1"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    assert doc["seeds"] == [1, 2]
+    assert [p["settings"]["pool.size"] for p in doc["points"]] == ["1", "3"]
+    # the command line adds axes and wins over the block
+    r = runner.invoke(app, ["sweep", str(sc), "--set", "pool.size=2", *SMALL, "--seeds", "1",
+                            "-f", "json", "-q", "-j", "1"])
+    assert [p["settings"]["pool.size"] for p in json.loads(r.stdout)["points"]] == ["2"]
+
+
+@pytest.mark.parametrize("args, expect", [
+    (["--set", "hosts.osd.netem.delai=0ms,40ms"], "did you mean 'delay'"),
+    (["--set", "pool.size="], "empty list of values"),
+    (["--set", "pool.size=1,,3"], "empty value"),
+    (["--set", "pool.size=2,3,4"], "sweep point 3/3 (pool.size=4"),
+    (["--set", "pool.size=2,3", "--set", "hosts.osd.nic=connectx5-25g,nope-nic"],
+     "hosts.osd.nic=nope-nic"),
+])
+def test_bad_sweeps_fail_before_any_run(args: list[str], expect: str, monkeypatch) -> None:
+    import cephsim.sweep as sweep
+
+    def boom(task):  # noqa: ANN001
+        raise AssertionError("a run started before the sweep was validated")
+
+    monkeypatch.setattr(sweep, "run_task", boom)
+    r = runner.invoke(app, ["sweep", QS, *args, "-q", "-j", "1"])
+    assert r.exit_code == 2, r.output
+    assert expect in r.stderr, r.stderr
+    assert "nothing was run" in r.stderr or "--set" in r.stderr
+    assert "Traceback" not in r.output
+
+
+def test_invalid_point_names_only_the_bad_points() -> None:
+    from cephsim.sweep import run_sweep
+
+    with pytest.raises(CephsimError) as e:
+        run_sweep(QS, ["pool.size=3,4", "workload.iodepth=1,2"])
+    msg = str(e.value)
+    assert "sweep point 3/4 (pool.size=4, workload.iodepth=1)" in msg
+    assert "sweep point 4/4" in msg and "point 1/4" not in msg
