@@ -129,6 +129,12 @@ def inspect(files: Annotated[list[Path], typer.Argument(help="Measurement files 
         _fail(e)
 
 
+from cephsim.cli_calibrate import register as _reg_calibrate; _reg_calibrate(app)  # noqa: E402,E702
+from cephsim.cli_whatif import register as _reg_whatif; _reg_whatif(app)  # noqa: E402,E702
+
+from cephsim.cli_monitors import register as _reg_monitors; _reg_monitors(app)  # noqa: E402,E702
+
+
 def main() -> None:
     app()
 

@@ -87,6 +87,7 @@ class Resolved:
     ceph: CephConfig
     clients: tuple[str, ...]
     osd_host: dict[int, str]  #: osd id -> host name
+    monitors: Any = None  #: :class:`cephsim.monitors.scenario.MonitorSetup` or None
 
     def host(self, name: str) -> HostConfig:
         for h in self.hosts:
@@ -201,6 +202,7 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
         links[(ln.src, ln.dst)] = imp
         if ln.both_ways:
             links.setdefault((ln.dst, ln.src), imp)
+    _add_site_links(scenario, hosts, links)
     net = NetworkConfig(mtu=scenario.network.mtu, kind=topo.kind, switch=switch, spine=spine,
                         spine_cpu=spine_cpu, link_netem=links)
 
@@ -223,8 +225,36 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
     if not clients:
         free = [h.name for h in hosts if not h.osd_ids]
         clients = (free[0],) if free else (hosts[0].name,)
+    from cephsim.monitors.scenario import monitor_setup
+
     return Resolved(scenario=scenario, hosts=tuple(hosts), network=net, ceph=cephcfg,
-                    clients=clients, osd_host=osd_host)
+                    clients=clients, osd_host=osd_host,
+                    monitors=monitor_setup(scenario, clients))
+
+
+def _add_site_links(scenario: Scenario, hosts: list[HostConfig],
+                    links: dict[tuple[str, str], Netem]) -> None:
+    """Multi-site: every host pair at two linked sites gets the inter-site netem (rtt/2 each
+    way), stacked on any ``network.links`` entry of that pair (delays add)."""
+    sites = scenario.sites
+    if sites is None or not sites.links:
+        return
+    from cephsim.monitors.scenario import Imp, combine
+
+    site_of = {g.name: g.site for g in scenario.hosts}
+    for a in hosts:
+        for b in hosts:
+            if a.name == b.name:
+                continue
+            sl = sites.link(site_of[a.group], site_of[b.group])
+            if sl is None:
+                continue
+            imp = combine([links.get((a.name, b.name)),
+                           Imp(delay=sl.rtt // 2, jitter=sl.jitter, distribution=sl.distribution,
+                               loss=sl.loss)])
+            links[(a.name, b.name)] = Netem.model_construct(
+                delay=imp.delay, jitter=imp.jitter if imp.delay else 0,
+                distribution=imp.distribution, loss=imp.loss)
 
 
 def resolved_dict(r: Resolved) -> dict[str, Any]:
@@ -253,5 +283,6 @@ def resolved_dict(r: Resolved) -> dict[str, Any]:
                  "msgr_workers": r.ceph.msgr_workers, "write_mode": r.ceph.write_mode,
                  "costs": r.ceph.costs.model_dump(mode="json"), "tails": r.ceph.tails},
         "clients": list(r.clients),
+        "monitors": r.monitors.describe() if r.monitors is not None else None,
         "scenario": r.scenario.model_dump(mode="json", by_alias=True),
     }

@@ -43,8 +43,13 @@ class RunResult:
     kernel_steps: int
     simpy_events: int
     utilization: dict[str, float] = field(default_factory=dict)
+    #: the busiest resources, busiest first, and whether the top one saturated
+    saturation: dict[str, Any] = field(default_factory=dict)
+    #: I/O accounting at the stop: issued == completed + in_flight (nothing lost)
+    io_counts: dict[str, int] = field(default_factory=dict)
     engine: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    monitors: Any = None  #: :class:`cephsim.monitors.MonitorReport` when the scenario has monitors
 
     @property
     def scenario(self) -> Scenario:
@@ -148,30 +153,93 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
         env.step()
     wall = time.perf_counter() - wall0
 
+    mon_report = None
+    if r.monitors is not None:  # the monitor cluster, simulated on its own (no data-path I/O)
+        from cephsim.monitors import simulate_monitors
+        mon_report = simulate_monitors(r.monitors.spec, r.monitors.net, seed)
+    from cephsim.monitors.wan import loss_warnings, monitor_warnings, site_warnings
+
     t_first = state["t_first"] or 0
     t_last = rec.last_complete()
     runtime = max(1, t_last - t_first)
     util = _utilization(cluster, runtime, t_last)
+    counts = {"issued": wl.issued, "completed": wl.completed,
+              "in_flight": wl.issued - wl.completed}
     return RunResult(resolved=r, seed=seed, records=rec, runtime_ns=runtime, sim_end_ns=kernel.now,
                      wall_s=wall, kernel_steps=kernel.steps, simpy_events=kernel.simpy_events,
-                     utilization=util,
+                     utilization=util, saturation=_saturation(cluster, t_last), io_counts=counts,
                      engine={"python": platform.python_version(), "simpy": simpy.__version__,
                              "numpy": np.__version__, "cephsim": __version__},
-                     warnings=_warnings(rec, r))
+                     warnings=_warnings(rec, r) + loss_warnings(rec, r) + site_warnings(r)
+                     + monitor_warnings(mon_report),
+                     monitors=mon_report)
 
 
 def _utilization(cluster: Cluster, runtime: int, t_end: int) -> dict[str, float]:
-    """Busy fraction of the main resources over the whole simulated time."""
+    """Busy fraction of the main resources over the whole simulated time (0..1).
+
+    Cores: the busy fraction of a core set (a host's cores, or the OSDs' cpuset
+    ``<host>.osd_cpu`` when ``osd_cores`` is set).  Disks: busy channel time over
+    all channels (a flush holds all of them).  ``<osd>.kv_sync``: the single
+    bstore_kv_sync thread.  Network: each transmit port (host NIC members
+    ``<host>.nicN.tx``, switch ports towards hosts, spine/leaf ports), the
+    serialisation time of the frames it sent.  Work reserved past the last
+    completion is clipped at 1.
+    """
     out: dict[str, float] = {}
     span = max(1, t_end)
+
+    def put(name: str, busy: float) -> None:
+        out[name] = round(min(1.0, busy / span), 6)
+
     for name, cs in cluster.coresets.items():
-        out[name] = round(cs.busy_ns / (span * len(cs.cores)), 6)
+        put(name, cs.busy_ns / len(cs.cores))
     for osd in cluster.osds.values():
-        out[f"{osd.name}.disk"] = round(osd.disk.busy_ns / (span * len(osd.disk.chan)), 6)
-        out[f"{osd.name}.kv_sync"] = round(osd.kv_sync.busy_ns / span, 6)
-    for p in cluster.ports.values():
-        out[p.name] = round(p.busy_ns / span, 6)
+        put(f"{osd.name}.disk", osd.disk.busy_ns / len(osd.disk.chan))
+        put(f"{osd.name}.kv_sync", osd.kv_sync.busy_ns)
+    for p in _ports(cluster):
+        if p.busy_ns:
+            put(p.name, p.busy_ns)
     return dict(sorted(out.items()))
+
+
+def _ports(cluster: Cluster) -> list[Any]:
+    ports = list(cluster.ports.values()) + list(getattr(cluster, "sw_ports", {}).values())
+    ports += list(getattr(cluster, "spine_ports", {}).values())
+    return ports
+
+
+#: a resource busy at least this fraction of the run is reported as saturated
+SATURATED = 0.85
+
+
+def _saturation(cluster: Cluster, t_end: int) -> dict[str, Any]:
+    """Which resource limits throughput: the busiest cores, disk, thread or link.
+
+    Single threads count too (one bstore_kv_sync, one librbd op thread, one
+    msgr-worker can cap a run while the host's cores are mostly idle).
+    """
+    span = max(1, t_end)
+    cand: list[tuple[float, str, str]] = []
+    for name, cs in cluster.coresets.items():
+        cand.append((cs.busy_ns / (span * len(cs.cores)), name, "cpu"))
+        for th in cs.threads:
+            cand.append((th.busy_ns / span, th.name, "thread"))
+    for osd in cluster.osds.values():
+        cand.append((osd.disk.busy_ns / (span * len(osd.disk.chan)), osd.disk.name, "disk"))
+    for p in _ports(cluster):
+        cand.append((p.busy_ns / span, p.name, "network"))
+    seen: set[str] = set()
+    top = []
+    for u, name, kind in sorted(cand, key=lambda x: -x[0]):
+        if name in seen:
+            continue
+        seen.add(name)
+        top.append({"resource": name, "kind": kind, "utilization": round(min(1.0, u), 4)})
+        if len(top) == 5:
+            break
+    sat = bool(top) and top[0]["utilization"] >= SATURATED
+    return {"saturated": top[0] if sat else None, "threshold": SATURATED, "busiest": top}
 
 
 def _warnings(rec: Recorder, r: Resolved) -> list[str]:

@@ -4,6 +4,12 @@ Each job writes its own RBD image.  Offsets are random (rand*) or sequential,
 in ``bs`` steps; the object number is ``offset // object_size`` and the PG a
 hash of (image, object).  For mixed workloads each I/O is a read with
 probability ``rwmixread``%.
+
+I/O accounting (``issued``, ``completed``): an I/O is *issued* when its slot
+creates it and *completed* when its completion reaches the slot.  At the stop
+every issued I/O is either completed or still in flight (its process halted
+with the kernel), so ``issued == completed + in_flight`` with ``in_flight <=
+iodepth * numjobs``; nothing is lost or duplicated.
 """
 
 from __future__ import annotations
@@ -32,7 +38,8 @@ class Workload:
         self.mixed = w.rw in ("rw", "randrw")
         self.reads = w.rw in ("read", "randread")
         self.stopped = False
-        self.issued = 0
+        self.issued = 0  #: I/Os handed to the client (Op created), warm-up included
+        self.completed = 0  #: I/Os whose completion reached the job (issued - completed = in flight)
         self.trace: set[int] = set()  #: op sequence numbers to trace span by span
 
     def start(self) -> None:
@@ -77,5 +84,6 @@ class Workload:
             done = Join(k, 1)
             k.spawn(proto.client_io(op, primary, done))
             yield done
+            self.completed += 1
             if not self.on_complete(op, done.t):
                 self.stopped = True

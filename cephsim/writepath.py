@@ -12,6 +12,33 @@ local commit) each branch gets a copy; the join continues with the copy of the
 branch that arrived last, so the accumulator always sums *exactly* to the
 op's latency along its critical path.
 
+Concurrency (what serialises or batches work when many ops are in flight):
+
+- PG lock: ops of one PG serialise on it (``OSD.pg_lock``): an op dequeued by a
+  shard thread starts when the PG's previous holder released it.  Sequential
+  4 KiB writes of one job fall in the same 4 MiB object, i.e. the same PG, and
+  therefore serialise there (real behaviour of fio ``rw=write`` on librbd).
+- Op shards x threads per shard, messenger workers per connection: threads are
+  FIFO servers on a host's (or the OSDs' cpuset's) cores (``components/cpu``).
+- kv_sync group commit: everything queued during the previous cycle commits
+  in one batch (one data flush, one WAL write, one WAL flush).
+- BlueStore throttles (``bluestore_throttle_bytes`` 64 MiB, deferred
+  ``+128 MiB``; each txc costs its bytes plus ``bluestore_throttle_cost_per_io``
+  4000 SSD / 670000 HDD, ceph-internals.md §2.7): a txc that does not fit waits
+  in queue_transactions until kv_sync releases the kv throttle (after applying a
+  batch, before its sync) or deferred writes complete.  64 MiB / 8 KiB per SSD
+  txc is ~8000 txcs: never binding at qd 1; on HDD ~100 (kv) / ~300 (deferred)
+  txcs per OSD.  Simplification: the waiting txc does not hold its shard thread.
+- Deferred writes (HDD; Nautilus <14.2.8 SSD) are applied later in batches of
+  ``bluestore_deferred_batch_ops`` (64 HDD / 16 SSD) or when the deferred
+  throttle is past its midpoint (§2.6); they release the deferred throttle
+  when their device writes complete.
+- RocksDB background writes: each committed txc also puts ``KV_TXC_BYTES`` of
+  metadata into RocksDB, rewritten ``ROCKSDB_WRITE_AMP`` times by memtable
+  flushes and compaction.  Off every op's path; on a drive with a volatile cache
+  (no PLP) they are dirty data the next flush must program
+  (:meth:`~cephsim.components.disk.Disk.background`); PLP drives are unaffected.
+
 Op-tracker event times (``initiated``, ``queued_for_pg``, ``reached_pg``,
 ``started``, ``waiting for subops``, ``op_commit``, ``sub_op_commit_rec``,
 ``commit_sent``, ``done``) are recorded at the primary, named as in Ceph's
@@ -33,6 +60,17 @@ from cephsim.metrics.trace import TracedAcc, fork
 OSDOP_HDR = 300
 REPOP_HDR = 600
 REPLY_BYTES = 250
+
+# BlueStore throttles (ceph-internals.md §2.7 / §3.2, all releases)
+THROTTLE_BYTES = 64 * 1024**2            #: bluestore_throttle_bytes
+THROTTLE_DEFERRED_BYTES = 128 * 1024**2  #: bluestore_throttle_deferred_bytes
+COST_PER_IO = {"ssd": 4000, "hdd": 670000}  #: bluestore_throttle_cost_per_io_{ssd,hdd}
+#: RocksDB bytes per txc (pg log entry + dup, object_info, onode / extent-map shard,
+#: allocator keys): ~1.5 KiB.  Estimate (not measured; order of magnitude from the
+#: encodings).  Rewritten by memtable flush + leveled compaction: write amplification
+#: ~10 (RocksDB wiki, Leveled Compaction / Tuning Guide: typically 10-30).  Estimate.
+KV_TXC_BYTES = 1536
+ROCKSDB_WRITE_AMP = 10
 
 # op-tracker events recorded per op (indices into Op.ev)
 EVENTS = ("initiated", "queued_for_pg", "reached_pg", "started", "waiting_for_subops",
@@ -76,7 +114,9 @@ class Protocol:
         self.size = r.scenario.pool.size
         self.deferred = r.ceph.write_mode == "deferred"
         self.notify_all = costs.notify_all_on_enqueue
-        self.batch_ops = 64 if any(h.disk and h.disk.media == "hdd" for h in r.hosts) else 16
+        hdd = any(h.disk and h.disk.media == "hdd" for h in r.hosts)
+        self.batch_ops = 64 if hdd else 16  #: bluestore_deferred_batch_ops_{hdd,ssd}
+        self.cost_per_io = COST_PER_IO["hdd" if hdd else "ssd"]
 
     # ------------------------------------------------------------ helpers
     def kc(self, stage: str, nbytes: int = 0) -> float:
@@ -234,6 +274,20 @@ class Protocol:
     def bluestore_commit(self, op: Op, osd: OSD, th: Any, t: int, acc: list[int],
                          handoff: bool = False) -> Generator[Any, Any, int]:
         """queue_transactions -> (data aio) -> kv_sync batch -> kv_final. Returns commit time."""
+        cost = op.nbytes + self.cost_per_io
+        deferred = self.deferred
+        while (osd.throttle_kv + cost > THROTTLE_BYTES and osd.throttle_kv > 0) or (
+                deferred and osd.throttle_deferred + cost > THROTTLE_BYTES + THROTTLE_DEFERRED_BYTES
+                and osd.throttle_deferred > 0):
+            wait = Join(self.k, 1)
+            osd.throttle_waiters.append(wait)
+            osd.throttled += 1
+            yield wait
+            acc[4] += wait.t - t
+            t = wait.t
+        osd.throttle_kv += cost
+        if deferred:
+            osd.throttle_deferred += cost
         t = th.run(t, self.kc("osd.bluestore_submit") + self.kc("kernel.io_submit"), acc,
                    handoff=handoff)
         osd.pg_lock[op.pg] = max(osd.pg_lock.get(op.pg, 0), t)  # PG lock held until here
@@ -244,7 +298,7 @@ class Protocol:
             t = osd.aio_data.run(t, self.kc("osd.aio_complete") + self.kc("kernel.io_complete"), acc)
             yield t
         wait = Join(self.k, 1)
-        osd.kv_pending.append((t, acc, wait, op.nbytes))
+        osd.kv_pending.append((t, acc, wait, op.nbytes, cost))
         if not osd.kv_running:
             osd.kv_running = True
             self.k.spawn(self.kv_sync_loop(osd), t)
@@ -253,7 +307,7 @@ class Protocol:
         t = osd.kv_final.run(t, self.kc("osd.kv_final"), acc)
         yield t
         if self.deferred:
-            self._deferred_apply(osd, t)
+            self._deferred_apply(osd, t, cost)
         return t
 
     def kv_sync_loop(self, osd: OSD) -> Generator[Any, Any, None]:
@@ -265,14 +319,19 @@ class Protocol:
             traced = any(b[1].__class__ is not list for b in batch)
             cyc = TracedAcc() if traced else [0, 0, 0, 0, 0]
             t = kv.run(start, self.kc("osd.kv_sync") * 0.5, cyc)
+            released = False
             if not self.deferred or osd.kv_need_flush:
                 osd.kv_need_flush = False
                 yield t
+                self._release_kv(osd, batch, t)  # after apply_kv, before the sync (§2.3 step 4)
+                released = True
                 t = disk.flush(t, cyc)          # bdev->flush(): fdatasync of the data device
                 kv.free_at = t
                 yield t
                 t = kv.run(t, self.kc("kernel.io_complete"), cyc)
             yield t
+            if not released:
+                self._release_kv(osd, batch, t)
             data = sum(b[3] for b in batch) if self.deferred else 0  # deferred data rides in the WAL
             wal = 4096 * math.ceil((data + 512 * len(batch)) / 4096)
             t = disk.write(t, wal, cyc)         # BlueFS WAL append (O_DIRECT aio)
@@ -288,7 +347,8 @@ class Protocol:
             t = kv.run(t, self.kc("kernel.io_complete") + self.kc("osd.kv_sync") * 0.5, cyc)
             osd.kv_cycles += 1
             osd.kv_batched += len(batch)
-            for t_enq, acc, wait, _ in batch:
+            disk.background(len(batch) * KV_TXC_BYTES * ROCKSDB_WRITE_AMP)
+            for t_enq, acc, wait, *_ in batch:
                 acc[4] += start - t_enq
                 acc[:] = map(add, acc, cyc)
                 if acc.__class__ is not list:  # a traced op: the batch it rode in
@@ -298,13 +358,42 @@ class Protocol:
             yield t
         osd.kv_running = False
 
-    def _deferred_apply(self, osd: OSD, t: int) -> None:
-        """Deferred writes reach their final place later, in batches, off the latency path."""
+    # ------------------------------------------------------------ throttles
+    def _release_kv(self, osd: OSD, batch: list, t: int) -> None:
+        """kv_sync releases the kv throttle of a batch it applied (called at kernel time t)."""
+        osd.throttle_kv -= sum(b[4] for b in batch)
+        self._wake_throttled(osd, t)
+
+    def _wake_throttled(self, osd: OSD, t: int) -> None:
+        if osd.throttle_waiters:
+            waiters, osd.throttle_waiters = osd.throttle_waiters, []
+            for w in waiters:  # FIFO: each re-checks the throttle when it runs
+                w.arrive(t)
+
+    def _release_deferred(self, osd: OSD, amount: int) -> Generator[Any, Any, None]:
+        """Kernel process started when a deferred batch's writes complete."""
+        osd.throttle_deferred -= amount
+        self._wake_throttled(osd, self.k.now)
+        return
+        yield  # pragma: no cover
+
+    def _deferred_apply(self, osd: OSD, t: int, cost: int) -> None:
+        """Deferred writes reach their final place later, in batches, off the latency path.
+
+        Submitted when ``bluestore_deferred_batch_ops`` are queued or the deferred
+        throttle is past its midpoint (ceph-internals.md §2.6); the deferred throttle
+        is released when the batch's writes have completed.
+        """
         osd.deferred_queued += 1
-        if osd.deferred_queued >= self.batch_ops:
+        osd.deferred_bytes += cost
+        past_mid = osd.throttle_deferred > (THROTTLE_BYTES + THROTTLE_DEFERRED_BYTES) // 2
+        if osd.deferred_queued >= self.batch_ops or past_mid:
+            end = t
             for _ in range(osd.deferred_queued):
-                osd.disk.write(t, 4096, None)
+                end = max(end, osd.disk.write(t, 4096, None))
+            self.k.spawn(self._release_deferred(osd, osd.deferred_bytes), end)
             osd.deferred_queued = 0
+            osd.deferred_bytes = 0
             osd.kv_need_flush = True
 
     # ------------------------------------------------------------ reads

@@ -37,6 +37,11 @@ class OSD:
     kv_running: bool = False
     kv_need_flush: bool = False
     deferred_queued: int = 0
+    deferred_bytes: int = 0  #: throttle cost of the deferred writes queued, not yet applied
+    throttle_kv: int = 0  #: bluestore_throttle_bytes in use (txc costs, ceph-internals.md §2.7)
+    throttle_deferred: int = 0  #: the deferred throttle in use
+    throttle_waiters: list = field(default_factory=list)
+    throttled: int = 0  #: txcs that had to wait for a throttle
     kv_cycles: int = 0
     kv_batched: int = 0
     conns: dict = field(default_factory=dict)
@@ -159,7 +164,10 @@ class Cluster:
         self.sw_ports: dict[str, Port] = {}
         for h in r.hosts:
             speed = min(h.nic.speed_bps, net.switch.speed_bps)
-            self.sw_ports[h.name] = Port(f"switch.port.{h.name}", speed)
+            # one switch port per bond member towards the host (LACP hashes each flow to one)
+            for lane in range(h.bond):
+                key = h.name if lane == 0 else f"{h.name}#{lane}"
+                self.sw_ports[key] = Port(f"switch.port.{h.name}" + (f".{lane}" if lane else ""), speed)
         if net.kind == "leaf-spine" and net.spine is not None:
             spines = r.scenario.network.topology.spines
             self.spine_ports = {(s, h.name): Port(f"spine{s}.port.{h.name}",
@@ -208,8 +216,13 @@ class Cluster:
         r = self.r
         net = r.network
         a, b = r.host(src), r.host(dst)
+        if src == dst:  # daemons on the same host talk over loopback
+            return Path(Port(f"{src}.lo", a.nic.speed_bps), [], lambda: 0, lambda: 0, [], net.mtu,
+                        0.0, name=f"lo {src}", loopback=True)
         lane = stable_hash("bond", src, dst) % a.bond
         uplink = self.ports.setdefault(f"{src}.nic{lane}", Port(f"{src}.nic{lane}.tx", a.nic.speed_bps))
+        dlane = stable_hash("bond", src, dst) % b.bond  # the switch hashes the flow too
+        dport = dst if dlane == 0 else f"{dst}#{dlane}"
         hops: list[Hop] = []
         fwd_kc = 0.0
         if net.kind == "leaf-spine" and net.spine is not None:
@@ -217,21 +230,23 @@ class Cluster:
             leafed = r.scenario.network.topology.hosts_per_leaf > 1
             ct = net.switch.forwarding == "cut-through"
             if leafed and a.leaf == b.leaf:
-                hops.append(Hop(self.leaf_lat, self.sw_ports[dst], ct))
+                hops.append(Hop(self.leaf_lat, self.sw_ports[dport], ct))
             else:
                 s = stable_hash("ecmp", src, dst) % spines
                 if leafed:
-                    hops.append(Hop(self.leaf_lat, Port(f"leaf{a.leaf}.up.{src}.{dst}",
-                                                        net.switch.speed_bps), ct))
+                    # the leaf's uplink to spine s is shared by every flow hashed onto it
+                    up = self.ports.setdefault(f"leaf{a.leaf}.up{s}", Port(f"leaf{a.leaf}.up{s}",
+                                                                            net.switch.speed_bps))
+                    hops.append(Hop(self.leaf_lat, up, ct))
                 router = self.spine_threads[s]
                 hops.append(Hop(self.spine_lat[s], self.spine_ports[(s, dst)],
                                 net.spine.forwarding == "cut-through", router))
                 if router is not None:
                     fwd_kc = (net.spine.forwarding_cycles or 0.0) / 1e3
                 if leafed:
-                    hops.append(Hop(self.leaf_lat, self.sw_ports[dst], ct))
+                    hops.append(Hop(self.leaf_lat, self.sw_ports[dport], ct))
         else:
-            hops.append(Hop(self.switch_lat, self.sw_ports[dst],
+            hops.append(Hop(self.switch_lat, self.sw_ports[dport],
                             net.switch.forwarding == "cut-through"))
         imps = []
         if a.netem is not None:

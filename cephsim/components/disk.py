@@ -1,27 +1,59 @@
-"""A storage device as the OSD sees it: queueing, internal parallelism, flushes.
+"""A storage device as the OSD sees it: queueing, internal parallelism, bandwidth, flushes.
 
 - Writes and reads are serviced by ``parallelism`` internal channels (dies,
   planes, or one head for an HDD), first come first served: an I/O starts on
   the channel that frees first.
+- **Bandwidth is device-wide.**  The part of an I/O beyond 4 KiB
+  (``(size - 4 KiB) / bandwidth``) moves through one shared data pipe (the
+  host interface and the NAND/media write rate), FIFO, before the I/O's own
+  4 KiB service time: twelve concurrent 4 MiB writes on a 2.5 GB/s drive take
+  12 x 1.7 ms, not 1.7 ms.  Alone, an I/O takes exactly service + extra.  4 KiB I/Os
+  never touch it, so small-block behaviour is unchanged.
 - A flush (``fdatasync`` -> FLUSH command) is a barrier: it waits for every
-  channel to drain and holds the whole device while it runs.  On drives with
-  power-loss protection it is nearly free; on consumer drives it is a media
-  flush of the write cache, which is why concurrent flushing writers collapse
-  such drives.
-- Service times are drawn from the catalog distributions; an I/O larger than
-  4 KiB adds ``(size - 4 KiB) / bandwidth``.
+  channel to drain and holds the whole device while it runs (SATA FLUSH CACHE
+  is a non-NCQ command; NVMe flush semantics are the same from the OSD's
+  view).  Its time counts as busy on every channel (utilisation).
+- **Flush merging (block layer).**  A flush requested while an earlier one is
+  still queued (it has not started yet) rides on it, as ``blk-flush.c`` does
+  for concurrent flushers: it covers everything written before it starts.
+  With one OSD per device this only matters for several flushers per drive.
+- **Consumer drives without PLP collapse under load.**  On a drive with a
+  volatile cache, FLUSH CACHE must program every 4 KiB unit written since the
+  previous flush (data and FTL mapping) to NAND.  The catalog's ``flush`` is
+  the flush of *one* dirty 4 KiB write (the single-job sync-write figure); each
+  further dirty unit adds ``CONSUMER_PROGRAM_NS``.  That reproduces the
+  measured job sweeps of components.md §3: consumer drives saturate early
+  and at low totals (total sync IOPS -> 1 / CONSUMER_PROGRAM_NS), whereas PLP
+  drives (write-through cache, flush ~ a syscall) scale with parallelism.
+  Background writes that dirty the cache without being on an op's path
+  (RocksDB memtable flush / compaction, :meth:`Disk.background`) are charged
+  the same way, at the next flush.
+- Service times are drawn from the catalog distributions.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 from cephsim.catalog.models import DiskModel
 
+#: NAND program cost per dirty 4 KiB unit a consumer (no-PLP) flash drive pays at
+#: FLUSH CACHE, beyond the first.  Derived from the job sweeps in components.yaml
+#: (TheJJ ceph-diskbench, 1 job vs the best of 2..16 jobs, write+fdatasync each):
+#: the asymptotic total IOPS N/(flush + c*N) -> 1/c gives c = 1/max_iops: 860 PRO
+#: 0.17 ms, Ultra II 0.27 ms, WD Blue 0.45 ms, 860 EVO 0.58 ms (SATA); 970 PRO
+#: 1.19 ms (NVMe).  Class values (no per-drive catalog field yet), estimates:
+#: SATA = the 860 EVO, which components.yaml names the closest measured proxy for
+#: the 850/870 EVO and MX500 class that ``generic-consumer-sata`` stands for;
+#: NVMe = the 970 PRO, the only consumer NVMe sweep.
+CONSUMER_PROGRAM_NS = {"sata": 580_000, "nvme": 1_190_000, "sas": 580_000}
+
 
 class Disk:
-    __slots__ = ("busy_ns", "chan", "flush_s", "flushes", "ios", "name", "read_bw", "read_s",
-                 "write_bw", "write_s")
+    __slots__ = ("busy_ns", "bw_free", "chan", "dirty", "flush_end", "flush_s", "flush_start",
+                 "flushes", "ios", "merged_flushes", "name", "per_dirty_ns", "read_bw",
+                 "read_s", "write_bw", "write_s")
 
     def __init__(self, name: str, model: DiskModel, write_s: Callable[[], int],
                  flush_s: Callable[[], int], read_s: Callable[[], int]) -> None:
@@ -32,20 +64,34 @@ class Disk:
         self.read_s = read_s
         self.write_bw = model.write_bandwidth_bps / 8e9  #: bytes per ns
         self.read_bw = model.read_bandwidth_bps / 8e9
+        self.bw_free = 0  #: when the device-wide data pipe frees
+        #: no-PLP flash: NAND program cost per dirty 4 KiB unit at the next flush
+        self.per_dirty_ns = (CONSUMER_PROGRAM_NS[model.interface]
+                             if (not model.plp and model.media == "flash") else 0)
+        self.dirty = 0  #: 4 KiB units written since the last flush started (no-PLP only)
+        self.flush_start = -1
+        self.flush_end = -1
         self.ios = 0
         self.flushes = 0
-        self.busy_ns = 0
+        self.merged_flushes = 0
+        self.busy_ns = 0  #: summed over channels
 
-    def _io(self, t: int, service: int, acc: list[int] | None, kind: str = "io") -> int:
+    def _io(self, t: int, service: int, extra: int, acc: list[int] | None,
+            kind: str = "io") -> int:
         chan = self.chan
         i = chan.index(min(chan))
         start = chan[i] if chan[i] > t else t
-        end = start + service
+        if extra:  # the bytes beyond 4 KiB go through the shared data pipe first
+            p0 = self.bw_free if self.bw_free > start else start
+            self.bw_free = p0 + extra
+            end = self.bw_free + service
+        else:
+            end = start + service
         chan[i] = end
         self.ios += 1
-        self.busy_ns += service
+        self.busy_ns += end - start
         if acc is not None:
-            acc[3] += service
+            acc[3] += end - start
             acc[4] += start - t
             if acc.__class__ is not list:  # a traced op
                 acc.spans.append((self.name, kind, t, start, end, 0))  # type: ignore[attr-defined]
@@ -53,21 +99,39 @@ class Disk:
 
     def write(self, t: int, nbytes: int, acc: list[int] | None) -> int:
         extra = int((nbytes - 4096) / self.write_bw) if nbytes > 4096 else 0
-        return self._io(t, self.write_s() + extra, acc, "write")
+        if self.per_dirty_ns:
+            self.dirty += math.ceil(nbytes / 4096)
+        return self._io(t, self.write_s(), extra, acc, "write")
 
     def read(self, t: int, nbytes: int, acc: list[int] | None) -> int:
         extra = int((nbytes - 4096) / self.read_bw) if nbytes > 4096 else 0
-        return self._io(t, self.read_s() + extra, acc, "read")
+        return self._io(t, self.read_s(), extra, acc, "read")
+
+    def background(self, nbytes: float) -> None:
+        """Bytes written off any op's path that dirty a volatile cache (no-PLP drives)."""
+        if self.per_dirty_ns:
+            self.dirty += nbytes / 4096
 
     def flush(self, t: int, acc: list[int] | None) -> int:
+        if self.flush_start >= t:  # a queued flush not yet started covers this request
+            self.merged_flushes += 1
+            end = self.flush_end
+            if acc is not None:
+                acc[4] += end - t
+            return end
         chan = self.chan
         drained = max(chan)
         start = drained if drained > t else t
         service = self.flush_s()
+        if self.per_dirty_ns:
+            if self.dirty > 1:
+                service += int((self.dirty - 1) * self.per_dirty_ns)
+            self.dirty = 0
         end = start + service
         chan[:] = [end] * len(chan)
+        self.flush_start, self.flush_end = start, end
         self.flushes += 1
-        self.busy_ns += service
+        self.busy_ns += service * len(chan)
         if acc is not None:
             acc[3] += service
             acc[4] += start - t

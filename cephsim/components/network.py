@@ -17,6 +17,20 @@ A message of ``n`` payload bytes from host A to host B:
    governor's clock, which is what tuned profiles change.
 4. B's NIC receive latency (including interrupt moderation).
 
+Bonded links (LACP, ``bond: N``): a flow (one TCP connection, i.e. one
+host pair and direction here) is hashed onto one member link, on the host's
+transmit side *and* on the switch port towards the receiving host (802.3ad
+layer3+4 hashing); a single flow never goes faster than one member, but
+several flows spread over the members.
+
+Messages between two daemons on the same host go over loopback: no NIC, no
+wire, no switch (``Path(loopback=True)``); only the TCP stack CPU remains,
+charged to the threads as always.
+
+Shared links serialise: every message (client payloads, and the replication
+traffic that doubles or triples the bytes a write puts on the wire) queues
+FIFO on each transmit port it crosses.
+
 The kernel TCP stack's CPU cost is not here: it is charged to the sending and
 receiving threads (``kernel.tcp_tx`` / ``kernel.tcp_rx``), so it competes for
 cores like the rest of the software.
@@ -82,13 +96,14 @@ class Hop:
 class Path:
     """Everything between two hosts' sockets, in one direction."""
 
-    __slots__ = ("_shapes", "forwarding_kc", "hops", "impairments", "mss", "rx_latency",
-                 "tx_latency", "uplink", "name")
+    __slots__ = ("_shapes", "forwarding_kc", "hops", "impairments", "loopback", "mss",
+                 "rx_latency", "tx_latency", "uplink", "name")
 
     def __init__(self, uplink: Port, hops: list[Hop], tx_latency: Callable[[], int],
                  rx_latency: Callable[[], int], impairments: list[Impairment], mtu: int,
-                 forwarding_kc: float, name: str = "") -> None:
+                 forwarding_kc: float, name: str = "", loopback: bool = False) -> None:
         self.name = name
+        self.loopback = loopback  #: same host: no NIC, wire or switch
         self.uplink = uplink
         self.hops = hops
         self.tx_latency = tx_latency
@@ -111,6 +126,8 @@ class Path:
     def transfer(self, t: int, nbytes: int, acc: list[int] | None) -> Generator[Any, None, int]:
         """Kernel sub-process: deliver ``nbytes`` sent at ``t``; returns arrival time at B."""
         t0 = t
+        if self.loopback:
+            return t
         frames, wire, first_ns = self._shape(nbytes)
         for imp in self.impairments:
             if imp.delay is not None:

@@ -6,7 +6,7 @@ import json
 
 from cephsim.report.fio_json import dumps_fio_json
 from cephsim.report.fio_text import fio_text
-from cephsim.report.summary import breakdown_text, job_stats, result_document
+from cephsim.report.summary import breakdown_text, job_stats, result_document, saturation_text
 from cephsim.runner import RunResult
 
 
@@ -19,6 +19,12 @@ def render_run(res: RunResult, fmt: str) -> str:
             f"{res.resolved.ceph.write_mode} BlueStore writes)\n")
     text = head + fio_text([job_stats(res)])
     text += "\nWhere the time went (mean per I/O):\n" + breakdown_text(res)
+    text += saturation_text(res)
+    if res.monitors is not None:
+        from cephsim.monitors import text_report
+
+        text += "\nMonitors (simulated separately; the data path does not use them):\n"
+        text += "\n".join("  " + ln for ln in text_report(res.monitors).splitlines()) + "\n"
     for w in res.warnings:
         text += f"warning: {w}\n"
     return text

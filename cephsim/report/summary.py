@@ -88,9 +88,14 @@ def result_document(res: RunResult, plus: bool = False) -> dict[str, Any]:
         "resolved": resolved_dict(res.resolved),
         "breakdown": breakdown(res),
         "utilization": res.utilization,
+        "saturation": res.saturation,
+        "io_counts": res.io_counts,
         "engine": {**res.engine, "kernel_steps": res.kernel_steps, "simpy_events": res.simpy_events,
                    "simulated_ns": res.sim_end_ns},
         "warnings": res.warnings,
+        "monitors": (None if res.monitors is None else
+                     {**res.monitors.model_dump(mode="json"),
+                      "network": res.resolved.monitors.describe()}),
     }
     return doc
 
@@ -112,3 +117,19 @@ def breakdown_text(res: RunResult) -> str:
         for st, us in d["op_tracker_us"].items():
             lines.append(f"      {st:<44} {us:9.1f} us")
     return "\n".join(lines) + "\n"
+
+
+def saturation_text(res: RunResult) -> str:
+    """One "saturated:" line (or the busiest resource) and the top utilisations."""
+    sat = getattr(res, "saturation", None) or {}
+    top = sat.get("busiest") or []
+    if not top:
+        return ""
+    s = sat.get("saturated")
+    if s:
+        head = f"saturated: {s['resource']} ({s['kind']}, {100 * s['utilization']:.0f}% busy)"
+    else:
+        head = (f"saturated: none (busiest {top[0]['resource']}, {top[0]['kind']}, "
+                f"{100 * top[0]['utilization']:.0f}% busy)")
+    rest = ", ".join(f"{x['resource']} {100 * x['utilization']:.0f}%" for x in top)
+    return f"{head}\n  utilisation (busiest first): {rest}\n"

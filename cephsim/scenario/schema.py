@@ -23,6 +23,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_valida
 
 from cephsim.catalog.models import CPUModel, DiskModel, NICModel, SwitchModel
 from cephsim.dists import DistSpec
+from cephsim.monitors.spec import ClientCommand, MonThresholds, TimerOptions
+from cephsim.monitors.spec import ProposalWorkload as MonWorkload
 from cephsim.units import parse_duration_ns, parse_percent, parse_size_bytes
 
 Duration = Annotated[int, BeforeValidator(parse_duration_ns)]
@@ -93,6 +95,7 @@ class HostGroup(_M):
     osds: OSDGroup | None = Field(None, description="OSDs on each host of the group; omit for client-only hosts.")
     osd_cores: int | None = Field(None, ge=1, description="Cores the OSD daemons may use (a cpuset); null = all cores, shared with everything else.")
     netem: Netem | None = Field(None, description="netem on this host's egress (every packet it sends).")
+    site: str | None = Field(None, description="Site (data centre) of these hosts, one of `sites.names`; traffic to hosts at another site gets the inter-site link's delay. Required when `sites` is given.")
 
 
 class LinkNetem(Netem):
@@ -120,6 +123,131 @@ class Network(_M):
     mtu: int = Field(1500, ge=576, le=9216, description="Ethernet MTU in bytes on every link.")
     topology: Topology = Field(default_factory=Topology)
     links: list[LinkNetem] = Field(default_factory=list, description="netem on individual host-to-host directions.")
+
+
+_NAME = r"^[a-z][a-z0-9-]*$"
+
+
+class SiteLink(_M):
+    """The WAN between two sites, as netem on both directions of every path that crosses it."""
+
+    between: list[str] = Field(min_length=2, max_length=2, description="The two site names, e.g. [dc1, dc2].")
+    rtt: Duration = Field(description="Round-trip time the link adds (each direction gets rtt/2 of netem delay), e.g. '10ms'.")
+    jitter: Duration = Field(0, description="netem jitter per direction: half-width of a uniform range, or the standard deviation with distribution 'normal'.")
+    distribution: Literal["uniform", "normal"] = Field("uniform", description="Shape of the jitter (netem 'distribution').")
+    loss: Fraction = Field(0.0, description="Packet loss per direction, e.g. '0.1%'; a lost segment costs a TCP retransmission timeout.")
+
+    @model_validator(mode="after")
+    def _check(self) -> SiteLink:
+        if self.rtt < 0:
+            raise ValueError(f"rtt: must not be negative (got {self.rtt / 1e6:g} ms)")
+        if self.jitter < 0:
+            raise ValueError("jitter: must not be negative")
+        if self.jitter > 0 and self.rtt == 0:
+            raise ValueError("jitter: jitter without delay: netem needs a delay (here rtt > 0) for jitter to apply")
+        if not 0.0 <= self.loss <= 1.0:
+            raise ValueError(f"loss: loss must be between 0% and 100% (got {self.loss:.4%})")
+        if self.between[0] == self.between[1]:
+            raise ValueError(f"between: a link joins two different sites (got {self.between[0]!r} twice)")
+        return self
+
+
+class Sites(_M):
+    """Sites (data centres) and the links between them: stretch and multi-site clusters.
+
+    Hosts name their site (``hosts[].site``), monitors theirs (``monitors.mons[].site``).
+    Every message between two hosts at different sites gets the netem of the link
+    between those sites (on top of any host or link netem); hosts at the same site see
+    only the local network.  Sites without a link between them are joined without added
+    delay."""
+
+    names: list[str] = Field(min_length=1, description="Site names, e.g. [dc1, dc2, tiebreaker].")
+    links: list[SiteLink] = Field(default_factory=list, description="Inter-site links with their round-trip time.")
+
+    @model_validator(mode="after")
+    def _check(self) -> Sites:
+        import re
+        for i, n in enumerate(self.names):
+            if not re.match(_NAME, n):
+                raise ValueError(f"names.{i}: site names are lower-case letters, digits and '-', starting with a letter (got {n!r})")
+        if len(set(self.names)) != len(self.names):
+            raise ValueError("names: site names must be unique")
+        seen: set[frozenset[str]] = set()
+        for i, ln in enumerate(self.links):
+            for n in ln.between:
+                if n not in self.names:
+                    raise ValueError(f"links.{i}.between: no site named {n!r} (sites: {', '.join(self.names)})")
+            key = frozenset(ln.between)
+            if key in seen:
+                raise ValueError(f"links.{i}.between: a second link between {ln.between[0]} and {ln.between[1]}")
+            seen.add(key)
+        return self
+
+    def link(self, a: str | None, b: str | None) -> SiteLink | None:
+        if a is None or b is None or a == b:
+            return None
+        for ln in self.links:
+            if {a, b} == set(ln.between):
+                return ln
+        return None
+
+
+class MonitorNode(_M):
+    """One ceph-mon daemon."""
+
+    name: str = Field(pattern=_NAME, description="Monitor name (mon.<name>); rank order is list order (rank 0 first, the classic election winner).")
+    site: str | None = Field(None, description="Site of this monitor (one of `sites.names`); default: the site of `host`.")
+    host: str | None = Field(None, description="Scenario host this monitor runs on (e.g. 'osd0'): it shares that host's egress netem and site, and a monitor client on the same host reaches it without the network.")
+    netem: Netem | None = Field(None, description="netem on this monitor host's egress (seed 004: the delay script on every interface of a monitor host); default: the netem of `host`.")
+
+
+class MonLink(Netem):
+    """netem on the path between two monitor-cluster nodes (monitors or client hosts)."""
+
+    src: str = Field(alias="from", description="Sending node: a monitor name or a client host name.")
+    dst: str = Field(alias="to", description="Receiving node: a monitor name or a client host name.")
+    both_ways: bool = Field(True, description="Apply the same impairment in the reverse direction too.")
+
+
+class Monitors(_M):
+    """The monitor cluster, simulated with its own discrete-event model (:mod:`cephsim.monitors`).
+
+    Clients run ``ceph health``, ``ceph auth get-or-create`` and ``rbd map`` against it
+    (the data path never goes through the monitors).  Every path between two nodes carries
+    netem: the sender's egress netem (a monitor's ``netem`` or its host's, a client host's
+    ``netem``), the inter-site link when the two nodes are at different sites, and any
+    ``links`` entry for that pair; delays add up."""
+
+    mons: list[MonitorNode] = Field(min_length=1, description="Monitors in rank order.")
+    tiebreaker: str | None = Field(None, description="Stretch mode: the tie-breaker monitor (one of `mons`, at a site without OSDs). Implies the connectivity election strategy.")
+    election_strategy: Literal["classic", "connectivity"] | None = Field(None, description="mon_election_default_strategy; default: connectivity with a tiebreaker (stretch mode requires it), else classic.")
+    clients: list[str] | None = Field(None, description="Hosts that run the monitor commands; default: the workload's client hosts.")
+    links: list[MonLink] = Field(default_factory=list, description="netem on individual monitor<->monitor or client<->monitor paths.")
+    timers: TimerOptions = Field(default_factory=TimerOptions, description="Ceph timer options (mon.yaml.in / global.yaml.in defaults).")
+    proposals: MonWorkload = Field(default_factory=MonWorkload, description="Paxos proposal workload (mgr reports, cluster log, OSDMap epochs).")
+    commands: list[ClientCommand] | None = Field(None, description="Client command kinds (default: health, auth_get_or_create, rbd_map, each every 120 s).")
+    duration: Duration = Field(30 * 60 * 10**9, description="Simulated monitor time, e.g. '30min' (default 30 min).")
+    warmup: Duration = Field(60 * 10**9, description="Clients start after this, e.g. '60s' (default 60 s).")
+    initial_connections: Literal["established", "none"] = Field("established", description="'established': mon<->mon connections exist at t=0 (netem added to a running cluster, seed 004); 'none': cold start.")
+    connection_fault_rate_per_hour: float = Field(0.0, ge=0, description="Injected mon<->mon connection resets per hour per pair.")
+    thresholds: MonThresholds = Field(default_factory=MonThresholds, description="Verdict thresholds (healthy / unstable / broken).")
+
+    @model_validator(mode="after")
+    def _check(self) -> Monitors:
+        names = [m.name for m in self.mons]
+        if len(set(names)) != len(names):
+            raise ValueError("mons: monitor names must be unique")
+        if self.tiebreaker is not None and self.tiebreaker not in names:
+            raise ValueError(f"tiebreaker: {self.tiebreaker!r} is not a monitor (monitors: {', '.join(names)})")
+        if self.tiebreaker is not None and self.election_strategy == "classic":
+            raise ValueError("election_strategy: stretch mode (a tiebreaker) requires the connectivity strategy")
+        if self.duration <= 0:
+            raise ValueError("duration: must be positive")
+        return self
+
+    @property
+    def strategy(self) -> str:
+        return self.election_strategy or ("connectivity" if self.tiebreaker else "classic")
 
 
 class Pool(_M):
@@ -205,7 +333,8 @@ class Scenario(_M):
     ceph: Ceph = Field(default_factory=Ceph)
     workload: Workload = Field(default_factory=Workload)
     run: Run = Field(default_factory=Run)
-    monitors: dict[str, Any] | None = Field(None, description="Monitor cluster and its links (see `cephsim schema`: monitors section).")
+    sites: Sites | None = Field(None, description="Sites and inter-site links (multi-site / stretch clusters); hosts and monitors name their site.")
+    monitors: Monitors | None = Field(None, description="Monitor cluster, its links and the clients running monitor commands; simulated after the data path.")
 
     @model_validator(mode="after")
     def _cross_checks(self) -> Scenario:
@@ -231,7 +360,67 @@ class Scenario(_M):
             for h in (ln.src, ln.dst):
                 if h not in names:
                     raise ValueError(f"network.links: no host named {h!r}")
+        _check_sites(self, names)
+        _check_monitors(self, names)
         return self
+
+
+def _site_error(path: str, site: str, sites: Sites | None) -> ValueError:
+    if sites is None:
+        return ValueError(f"{path}: site {site!r} given but the scenario has no `sites` section")
+    return ValueError(f"{path}: no site named {site!r} (sites: {', '.join(sites.names)})")
+
+
+def _check_sites(s: Scenario, names: list[str]) -> None:
+    for gi, g in enumerate(s.hosts):
+        if g.site is not None and (s.sites is None or g.site not in s.sites.names):
+            raise _site_error(f"hosts.{gi}.site", g.site, s.sites)
+        if s.sites is not None and g.site is None:
+            raise ValueError(f"hosts.{gi}.site: every host group needs a site when `sites` is given "
+                             f"(sites: {', '.join(s.sites.names)})")
+
+
+def _check_monitors(s: Scenario, names: list[str]) -> None:
+    m = s.monitors
+    if m is None:
+        return
+    mon_names = [x.name for x in m.mons]
+    for i, mon in enumerate(m.mons):
+        if mon.host is not None and mon.host not in names:
+            raise ValueError(f"monitors.mons.{i}.host: no host named {mon.host!r} (hosts: {', '.join(names)})")
+        if mon.site is not None and (s.sites is None or mon.site not in s.sites.names):
+            raise _site_error(f"monitors.mons.{i}.site", mon.site, s.sites)
+    for i, c in enumerate(m.clients or []):
+        if c not in names:
+            raise ValueError(f"monitors.clients.{i}: no host named {c!r} (hosts: {', '.join(names)})")
+        if c in mon_names:
+            raise ValueError(f"monitors.clients.{i}: {c!r} is both a host and a monitor name; rename the monitor")
+    nodes = set(mon_names) | set(m.clients or []) | set(s.workload.clients or [])
+    if not m.clients and not s.workload.clients:
+        nodes |= set(names)  # the default client host is decided when resolving
+    for i, ln in enumerate(m.links):
+        for key, n in (("from", ln.src), ("to", ln.dst)):
+            if n not in nodes:
+                raise ValueError(f"monitors.links.{i}.{key}: no monitor or monitor client named {n!r} "
+                                 f"(monitors: {', '.join(mon_names)})")
+    if m.tiebreaker is not None and s.sites is not None:
+        tb = next(x for x in m.mons if x.name == m.tiebreaker)
+        site = tb.site or _host_site(s, tb.host)
+        data_sites = {g.site for g in s.hosts if g.osds and g.osds.count > 0}
+        if site is None:
+            raise ValueError(f"monitors.tiebreaker: the tiebreaker {tb.name!r} has no site; give monitors.mons.{mon_names.index(tb.name)}.site")
+        if site in data_sites:
+            raise ValueError(f"monitors.tiebreaker: the tiebreaker {tb.name!r} is at site {site!r}, which holds OSDs; "
+                             "stretch mode needs it at a third site")
+
+
+def _host_site(s: Scenario, host: str | None) -> str | None:
+    if host is None:
+        return None
+    for g in s.hosts:
+        if host.startswith(g.name) and host[len(g.name):].isdigit() and int(host[len(g.name):]) < g.count:
+            return g.site
+    return None
 
 
 def host_names(s: Scenario) -> list[str]:

@@ -1,0 +1,97 @@
+"""Concurrency: queue-depth sweep on Mako (Little's law, scaling, saturation), I/O accounting,
+and hypothesis properties (more OSD cores, faster disks, nothing lost)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cephsim.runner import run_scenario
+from cephsim.scenario.load import load_scenario
+
+SC = Path(__file__).resolve().parent.parent / "scenarios"
+
+
+def _run(name: str, *sets: str):
+    res = run_scenario(load_scenario(SC / name, list(sets)), scenario_path=SC / name)
+    n = res.records.count()
+    a = res.records.arrays()
+    lat = (a["complete"] - a["submit"]).mean()
+    iops = n / (res.runtime_ns / 1e9)
+    return res, iops, lat / 1e9
+
+
+def _mako(qd: int, ios: int | None = None):
+    ios = ios or max(3000, 60 * qd)
+    return _run("mako-reef-qd1.yaml", f"workload.iodepth={qd}", "workload.rw=randwrite",
+                f"run.ios={ios}", f"run.ramp_ios={max(200, 4 * qd)}")
+
+
+@pytest.mark.parametrize("qd", [1, 16, 128])
+def test_littles_law_mako(qd: int) -> None:
+    _, iops, lat = _mako(qd)
+    assert iops * lat == pytest.approx(qd, rel=0.02)
+
+
+def test_qd32_scales_15x_on_60_osds() -> None:
+    _, i1, _ = _mako(1)
+    _, i32, l32 = _mako(32)
+    assert i32 >= 15 * i1
+
+
+@pytest.mark.slow
+def test_qd_sweep_rises_saturates_littles_law() -> None:
+    prev_iops, prev_lat, rows = 0.0, 0.0, []
+    for qd in (1, 2, 4, 8, 16, 32, 64, 128):
+        _, iops, lat = _mako(qd)
+        rows.append((qd, iops, lat))
+        assert iops * lat == pytest.approx(qd, rel=0.02), rows
+        assert iops >= prev_iops * 0.98, rows
+        assert lat >= prev_lat * 0.98, rows
+        prev_iops, prev_lat = iops, lat
+    # saturates: doubling qd at the top gains little, latency grows ~linearly
+    assert rows[-1][1] < 1.2 * rows[-2][1]
+    assert rows[-1][2] > 1.6 * rows[-2][2]
+
+
+def test_sequential_writes_serialise_on_one_pg() -> None:
+    """rw=write at qd 32: consecutive 4 KiB blocks hit one object, one PG, one PG lock."""
+    _, seq, _ = _run("mako-reef-qd1.yaml", "workload.iodepth=32", "run.ios=3000")
+    _, rnd, _ = _mako(32, 3000)
+    assert seq < rnd / 3
+
+
+def _pvc(*sets: str):
+    return _run("pvc-nvme-cpu-limits.yaml", "run.ios=1500", "run.ramp_ios=300",
+                "run.records=true", *sets)
+
+
+@settings(max_examples=4, deadline=None)
+@given(st.integers(1, 6), st.integers(1, 4))
+def test_more_osd_cores_never_lower_throughput(cores: int, extra: int) -> None:
+    _, lo, _ = _pvc(f"hosts.pvc.osd_cores={cores}", "workload.iodepth=32")
+    _, hi, _ = _pvc(f"hosts.pvc.osd_cores={cores + extra}", "workload.iodepth=32")
+    assert hi >= lo * 0.99
+
+
+@settings(max_examples=3, deadline=None)
+@given(st.sampled_from([1, 4, 16]))
+def test_faster_disk_never_raises_latency(qd: int) -> None:
+    sets = (f"workload.iodepth={qd}", "run.ios=1500", "run.ramp_ios=200")
+    _, _, fast = _run("quickstart.yaml", "hosts.osd.osds.disk=pm9a3", *sets)
+    _, _, slow = _run("quickstart.yaml", "hosts.osd.osds.disk=samsung-983dct", *sets)
+    assert fast <= slow
+
+
+@settings(max_examples=4, deadline=None)
+@given(st.integers(1, 64), st.integers(1, 4))
+def test_nothing_lost(qd: int, jobs: int) -> None:
+    res, _, _ = _run("quickstart.yaml", f"workload.iodepth={qd}", f"workload.numjobs={jobs}",
+                     "run.ios=800", "run.ramp_ios=100", "run.records=false")
+    c = res.io_counts
+    assert c["issued"] == c["completed"] + c["in_flight"]
+    assert 0 <= c["in_flight"] <= qd * jobs
+    assert c["completed"] >= res.records.count() + 100

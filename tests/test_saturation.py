@@ -1,0 +1,61 @@
+"""Saturation reporting and seed 003 direction (OSD cpuset, 10GbE-bound 4 MiB writes)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cephsim.report.render import render_run
+from cephsim.runner import run_scenario
+from cephsim.scenario.load import load_scenario
+
+SC = Path(__file__).resolve().parent.parent / "scenarios"
+PVC = SC / "pvc-nvme-cpu-limits.yaml"
+
+
+def _pvc(*sets: str):
+    return run_scenario(load_scenario(PVC, ["run.ios=2000", "run.ramp_ios=400", *sets]),
+                        scenario_path=PVC)
+
+
+def _iops(res) -> float:
+    return res.records.count() / (res.runtime_ns / 1e9)
+
+
+def test_randwrite_gains_with_osd_cores() -> None:
+    vals = [_iops(_pvc(f"hosts.pvc.osd_cores={c}")) for c in (1, 2, 4)]
+    assert vals[0] < vals[1] < vals[2]
+    assert _iops(_pvc()) > vals[2]  # no limit: all 32 cores
+
+
+def test_cpu_limit_reports_osd_cpuset_saturated() -> None:
+    res = _pvc("hosts.pvc.osd_cores=1")
+    assert res.saturation["saturated"]["kind"] == "cpu"
+    assert res.saturation["saturated"]["resource"].endswith(".osd_cpu")
+    assert "saturated: pvc" in render_run(res, "text")
+
+
+def test_4m_sequential_is_network_bound() -> None:
+    res = run_scenario(load_scenario(PVC, ["workload.rw=write", "workload.bs=4MiB",
+                                           "run.ios=600", "run.ramp_ios=150"]), scenario_path=PVC)
+    sat = res.saturation["saturated"]
+    assert sat is not None and sat["kind"] == "network"
+    doc = json.loads(render_run(res, "json"))
+    util = doc["cephsim"]["utilization"]
+    assert max(v for k, v in util.items() if k.endswith(".tx")) >= 0.85
+    assert doc["cephsim"]["saturation"]["saturated"]["kind"] == "network"
+    assert "saturated:" in render_run(res, "text")
+    # a 10GbE member carries at most 1.25 GB/s; the client write rate stays below it
+    mbps = _iops(res) * 4 * 2**20 / 1e6
+    assert mbps < 1250
+
+
+@pytest.mark.parametrize("name", ["tuned-routers-balanced.yaml", "tuned-routers-network-latency.yaml"])
+def test_seed001_scenarios_run_and_name_the_disk(name: str) -> None:
+    res = run_scenario(load_scenario(SC / name, ["run.ios=1500", "run.ramp_ios=200"]),
+                       scenario_path=SC / name)
+    # consumer SATA flushes saturate: the busiest resource is a disk
+    assert res.saturation["busiest"][0]["kind"] == "disk"
+    assert 150 < _iops(res) < 600
