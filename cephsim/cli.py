@@ -39,18 +39,6 @@ def _fail(err: CephsimError) -> None:
     raise typer.Exit(2)
 
 
-def load_resolved(scenario: Path, overrides: list[str] | None):  # noqa: ANN201 - lazy imports
-    """Load, override, validate and resolve a scenario; every error located in the file."""
-    from cephsim.resolve import resolve
-    from cephsim.scenario.load import load_scenario, locate
-
-    sc = load_scenario(scenario, overrides)
-    try:
-        return sc, resolve(sc, scenario)
-    except CephsimError as e:
-        raise locate(e, scenario, overrides) from None
-
-
 def _emit(text: str, output: Path | None) -> None:
     if output is None:
         sys.stdout.write(text)
@@ -62,14 +50,22 @@ def _emit(text: str, output: Path | None) -> None:
 
 @app.command()
 def run(scenario: ScenarioArg, seed: SeedOpt = None, set_: SetOpt = None,
-        format: FormatOpt = Format.text, output: OutputOpt = None) -> None:
+        format: FormatOpt = Format.text, output: OutputOpt = None,
+        quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+        ) -> None:
     """Simulate a scenario and print a fio-style report (or fio-compatible JSON)."""
     try:
         from cephsim.report.render import render_run
         from cephsim.runner import run_scenario
+        from cephsim.scenario.load import load_resolved
+
+        from cephsim.progress import ProgressBar
+        from cephsim.runner import progress_total
 
         sc, resolved = load_resolved(scenario, set_)
-        res = run_scenario(sc, scenario_path=scenario, seed=seed, resolved=resolved)
+        with ProgressBar(progress_total(sc), f"simulating {sc.name}", quiet=quiet) as bar:
+            res = run_scenario(sc, scenario_path=scenario, seed=seed, resolved=resolved,
+                               progress=bar.update)
         _emit(render_run(res, format.value), output)
     except CephsimError as e:
         _fail(e)
@@ -79,6 +75,8 @@ def run(scenario: ScenarioArg, seed: SeedOpt = None, set_: SetOpt = None,
 def validate(scenario: ScenarioArg, set_: SetOpt = None) -> None:
     """Check a scenario (schema, units, catalog names, consistency) without running it."""
     try:
+        from cephsim.scenario.load import load_resolved
+
         sc, r = load_resolved(scenario, set_)
         osds = sum(len(h.osd_ids) for h in r.hosts)
         typer.echo(f"{scenario}: ok ({len(r.hosts)} hosts, {osds} OSDs, pool size "

@@ -380,7 +380,7 @@ def explain(path: str | Path, overrides: Sequence[str] | None = None, which: str
 
         r = dataclasses.replace(r, scenario=sc)
     seed = sc.run.seed if seed is None else seed
-    from cephsim.sweep import ProgressBar
+    from cephsim.progress import ProgressBar
 
     with ProgressBar(2, "explain: run, then trace one op", quiet=quiet) as bar:
         res = run_scenario(sc, scenario_path=path, seed=seed, resolved=r)

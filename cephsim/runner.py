@@ -13,7 +13,7 @@ import platform
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import simpy
@@ -92,9 +92,12 @@ def _stall_process(env: simpy.Environment, osd: Any, rate_hz: float, dur: Sample
 
 def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
                  seed: int | None = None, resolved: Resolved | None = None,
-                 trace_ops: set[int] | None = None) -> RunResult:
+                 trace_ops: set[int] | None = None,
+                 progress: Callable[[int], None] | None = None) -> RunResult:
     """Simulate a scenario.  ``trace_ops``: op sequence numbers to trace span by span
-    (``RunResult.records.traces``); tracing never changes the results."""
+    (``RunResult.records.traces``); tracing never changes the results.  ``progress`` is
+    called now and then with the work done: measured I/Os (run.ios) or simulated ms
+    (run.runtime), out of :func:`progress_total`."""
     r = resolved or resolve(scenario, scenario_path)
     run = scenario.run
     seed = run.seed if seed is None else seed
@@ -128,6 +131,8 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
             return False
         rec.add(op, t)
         state["measured"] += 1
+        if progress is not None and not state["measured"] & 255:
+            progress(state["measured"] if horizon is None else (t - state["t_first"]) // 1_000_000)
         if target is not None and state["measured"] >= target:
             stop()
         return not state["stop"]
@@ -173,6 +178,12 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
                      warnings=_warnings(rec, r) + loss_warnings(rec, r) + site_warnings(r)
                      + monitor_warnings(mon_report),
                      monitors=mon_report)
+
+
+def progress_total(scenario: Scenario) -> int:
+    """The total that ``run_scenario``'s ``progress`` counts towards."""
+    run = scenario.run
+    return run.ios if run.ios is not None else (run.runtime or 0) // 1_000_000
 
 
 def _utilization(cluster: Cluster, runtime: int, t_end: int) -> dict[str, float]:

@@ -22,8 +22,7 @@ Dask cluster (``executor="dask"``, through
 task index, so the numbers do not depend on the executor, the number of
 workers or the completion order.
 
-The ``sweep:`` block (stripped before the scenario is validated, so
-``cephsim run`` does not accept such a file)::
+The ``sweep:`` block (part of the scenario schema; ``cephsim run`` ignores it)::
 
     sweep:
       seeds: 3                       # optional, default 1 (``--seeds`` wins)
@@ -44,13 +43,13 @@ import itertools
 import json
 import math
 import os
-import threading
 import time
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
+from cephsim.progress import ProgressBar
 from cephsim.errors import CephsimError, Problem
 
 #: metrics reported per point: key, column title, unit
@@ -186,38 +185,17 @@ def grid(axes: Sequence[Axis]) -> list[Point]:
 
 
 def load_point(path: str | Path, overrides: Sequence[str] | None = None) -> Any:
-    """Load a scenario like :func:`cephsim.scenario.load.load_scenario`, ignoring a ``sweep:`` block."""
-    from pydantic import ValidationError
+    """Load one grid point (the scenario schema accepts, and ``run`` ignores, the ``sweep:`` block)."""
+    from cephsim.scenario.load import load_scenario
 
-    from cephsim.scenario.load import (apply_override, load_scenario, parse_override,
-                                       read_scenario_data, validation_problems)
-    from cephsim.scenario.schema import Scenario
-
-    p = Path(path)
-    data = read_scenario_data(p)
-    if "sweep" not in data:
-        return load_scenario(p, list(overrides or []))
-    del data["sweep"]
-    overridden: dict[tuple[str, ...], str] = {}
-    for text in overrides or []:
-        keys, value = parse_override(text)
-        overridden[apply_override(data, keys, value, f"--set {text}")] = f"--set {text}"
-    try:
-        return Scenario.model_validate(data)
-    except ValidationError as err:
-        raise CephsimError(validation_problems(err, data, str(p), overridden)) from None
+    return load_scenario(path, list(overrides or []))
 
 
 def load_resolved(path: str | Path, overrides: Sequence[str] | None = None) -> tuple[Any, Any]:
     """(scenario, resolved model) of one point; errors located in the file or the override."""
-    from cephsim.resolve import resolve
-    from cephsim.scenario.load import locate
+    from cephsim.scenario.load import load_resolved as _load_resolved
 
-    sc = load_point(path, overrides)
-    try:
-        return sc, resolve(sc, path)
-    except CephsimError as e:
-        raise locate(e, path, list(overrides or [])) from None
+    return _load_resolved(path, list(overrides or []))
 
 
 def validate_points(path: str | Path, points: Sequence[Point]) -> list[Any]:
@@ -308,54 +286,6 @@ def _run_task(task: Task) -> dict[str, Any]:
 
 
 # ----------------------------------------------------------------- executors
-
-
-class ProgressBar:
-    """A rich progress bar on stderr that appears only if the work lasts more than ``delay`` s."""
-
-    def __init__(self, total: int, what: str, quiet: bool = False, delay: float = 1.0) -> None:
-        self.total, self.what, self.quiet, self.delay = total, what, quiet, delay
-        self.done = 0
-        self._lock = threading.Lock()
-        self._prog: Any = None
-        self._task: Any = None
-        self._timer: threading.Timer | None = None
-        self._closed = False
-
-    def __enter__(self) -> ProgressBar:
-        if not self.quiet and self.total > 0:
-            self._timer = threading.Timer(self.delay, self._start)
-            self._timer.daemon = True
-            self._timer.start()
-        return self
-
-    def _start(self) -> None:
-        from rich.console import Console
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                   TimeElapsedColumn, TimeRemainingColumn)
-
-        with self._lock:
-            if self._closed:
-                return
-            self._prog = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                  TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                                  console=Console(stderr=True), transient=True)
-            self._task = self._prog.add_task(self.what, total=self.total, completed=self.done)
-            self._prog.start()
-
-    def advance(self) -> None:
-        with self._lock:
-            self.done += 1
-            if self._prog is not None:
-                self._prog.update(self._task, completed=self.done)
-
-    def __exit__(self, *exc: object) -> None:
-        with self._lock:
-            self._closed = True
-            if self._timer is not None:
-                self._timer.cancel()
-            if self._prog is not None:
-                self._prog.stop()
 
 
 def execute(tasks: Sequence[Task], *, jobs: int | None = None, executor: str = "local",

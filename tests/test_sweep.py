@@ -17,8 +17,8 @@ SMALL = ["--set", "run.ios=500", "--set", "run.ramp_ios=50"]
 runner = CliRunner()
 
 
-def _sweep(*args: str) -> dict:
-    r = runner.invoke(app, ["sweep", QS, *args, *SMALL, "--format", "json", "--quiet"])
+def _sweep(*args: str, scenario: str = QS) -> dict:
+    r = runner.invoke(app, ["sweep", scenario, *args, *SMALL, "--format", "json", "--quiet"])
     assert r.exit_code == 0, r.output
     return json.loads(r.stdout)
 
@@ -46,6 +46,16 @@ def test_pool_size_sweep_is_monotone() -> None:
     means = _means(doc)
     assert means[0] < means[1] < means[2]
     assert all(p["p99_us"]["ci"] is not None for p in doc["points"])
+
+
+def test_pool_size_sweep_one_to_four_on_a_ten_host_cluster() -> None:
+    """pool.size 1..4 needs four failure domains: the 10-host perf-lab scenario has them."""
+    mako = str(ROOT / "scenarios" / "mako-reef-qd1.yaml")
+    doc = _sweep("--set", "pool.size=1,2,3,4", "--set", "pool.pg_num=256", "--seeds", "2",
+                 "--jobs", "2", scenario=mako)
+    means = _means(doc)
+    assert means == sorted(means) and means[0] < means[3]
+    assert all(p["mean_us"]["ci"] is not None for p in doc["points"])
 
 
 def test_same_numbers_with_one_and_two_jobs() -> None:

@@ -269,5 +269,19 @@ def locate(err: CephsimError, path: str | Path, overrides: list[str] | None = No
     return err
 
 
+def load_resolved(path: str | Path, overrides: list[str] | None = None):  # noqa: ANN201
+    """Load, override, validate and resolve a scenario; every error located in the file.
+
+    Returns ``(scenario, resolved)``.
+    """
+    from cephsim.resolve import resolve
+
+    sc = load_scenario(path, overrides)
+    try:
+        return sc, resolve(sc, path)
+    except CephsimError as e:
+        raise locate(e, path, overrides) from None
+
+
 def scenario_dir(path: str | Path) -> Path:
     return Path(path).resolve().parent

@@ -322,6 +322,20 @@ class Run(_M):
         return self
 
 
+class SweepBlock(_M):
+    """Axes of a what-if sweep, read by ``cephsim sweep`` (``cephsim run`` ignores it)."""
+
+    set: dict[str, list[Any]] = Field(description="Field path -> list of values; the sweep runs every combination, e.g. {workload.iodepth: [1, 8, 32]}.")
+    seeds: int = Field(1, ge=1, description="Seeds per point (run.seed, run.seed+1, ...).")
+
+    @model_validator(mode="after")
+    def _nonempty(self) -> SweepBlock:
+        for path, values in self.set.items():
+            if not values:
+                raise ValueError(f"set.{path}: empty list of values")
+        return self
+
+
 class Scenario(_M):
     """A cephsim scenario: cluster, network, pool, Ceph, workload and run."""
 
@@ -334,6 +348,7 @@ class Scenario(_M):
     workload: Workload = Field(default_factory=Workload)
     run: Run = Field(default_factory=Run)
     sites: Sites | None = Field(None, description="Sites and inter-site links (multi-site / stretch clusters); hosts and monitors name their site.")
+    sweep: SweepBlock | None = Field(None, description="Axes for `cephsim sweep` (ignored by `cephsim run`).")
     monitors: Monitors | None = Field(None, description="Monitor cluster, its links and the clients running monitor commands; simulated after the data path.")
 
     @model_validator(mode="after")
