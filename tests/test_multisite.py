@@ -67,10 +67,10 @@ def test_stretch_json_and_connectivity(run_cli):
 # ------------------------------------------------------------ bad input
 
 BAD = [
-    ("negative-mon-delay", "  links: [{from: a, to: b, delay: -5ms}]\n", "monitors.links.0", "must not be negative"),
-    ("mon-loss-above-100", "  links: [{from: a, to: b, delay: 5ms, loss: 150%}]\n", "monitors.links.0",
+    ("negative-mon-delay", "  links: [{from: a, to: b, delay: -5ms}]\n", "monitors.links.0.delay", "must not be negative"),
+    ("mon-loss-above-100", "  links: [{from: a, to: b, delay: 5ms, loss: 150%}]\n", "monitors.links.0.loss",
      "loss must be between 0% and 100%"),
-    ("mon-jitter-without-delay", "  links: [{from: a, to: b, jitter: 5ms}]\n", "monitors.links.0", "jitter without delay"),
+    ("mon-jitter-without-delay", "  links: [{from: a, to: b, jitter: 5ms}]\n", "monitors.links.0.jitter", "jitter without delay"),
     ("tiebreaker-not-a-mon", "  tiebreaker: z\n", "monitors.tiebreaker", "'z' is not a monitor (monitors: a, b, e)"),
     ("mon-unknown-site", "  mons: [{name: a, site: dc9}, {name: b, site: dc1}, {name: e, site: arbiter}]\n",
      "monitors.mons.0.site", "no site named 'dc9'"),
@@ -142,4 +142,4 @@ def test_tiebreaker_at_a_data_site(run_cli, tmp_path):
 
 def test_host_netem_errors_still_located(run_cli, tmp_path):
     _check(run_cli, tmp_path, BASE.replace("    count: 3\n", "    count: 3\n    netem: {delay: -1ms}\n"),
-           "hosts.0.netem", "must not be negative", line=10)
+           "hosts.0.netem.delay", "must not be negative", line=10)

@@ -39,6 +39,19 @@ class _M(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
 
+def check_impairment(delay: int, jitter: int, loss: float, delay_field: str = "delay",
+                     delay_text: str = "a delay") -> None:
+    """netem's own rules, shared by every place that accepts an impairment (raises ValueError)."""
+    if delay < 0:
+        raise ValueError(f"{delay_field}: must not be negative (got {delay / 1e6:g} ms)")
+    if jitter < 0:
+        raise ValueError("jitter: must not be negative")
+    if jitter > 0 and delay == 0:
+        raise ValueError(f"jitter: jitter without delay: netem needs {delay_text} for jitter to apply")
+    if not 0.0 <= loss <= 1.0:
+        raise ValueError(f"loss: loss must be between 0% and 100% (got {loss:.4%})")
+
+
 class Netem(_M):
     """netem-style impairment on a host's egress (or one link), as ``tc qdisc ... netem``."""
 
@@ -49,14 +62,7 @@ class Netem(_M):
 
     @model_validator(mode="after")
     def _check(self) -> Netem:
-        if self.delay < 0:
-            raise ValueError(f"delay must not be negative (got {self.delay} ns)")
-        if self.jitter < 0:
-            raise ValueError("jitter must not be negative")
-        if self.jitter > 0 and self.delay == 0:
-            raise ValueError("jitter without delay: netem needs a delay for jitter to apply")
-        if not 0.0 <= self.loss <= 1.0:
-            raise ValueError(f"loss must be between 0% and 100% (got {self.loss:.4%})")
+        check_impairment(self.delay, self.jitter, self.loss)
         return self
 
 
@@ -139,14 +145,7 @@ class SiteLink(_M):
 
     @model_validator(mode="after")
     def _check(self) -> SiteLink:
-        if self.rtt < 0:
-            raise ValueError(f"rtt: must not be negative (got {self.rtt / 1e6:g} ms)")
-        if self.jitter < 0:
-            raise ValueError("jitter: must not be negative")
-        if self.jitter > 0 and self.rtt == 0:
-            raise ValueError("jitter: jitter without delay: netem needs a delay (here rtt > 0) for jitter to apply")
-        if not 0.0 <= self.loss <= 1.0:
-            raise ValueError(f"loss: loss must be between 0% and 100% (got {self.loss:.4%})")
+        check_impairment(self.rtt, self.jitter, self.loss, "rtt", "a delay (here rtt > 0)")
         if self.between[0] == self.between[1]:
             raise ValueError(f"between: a link joins two different sites (got {self.between[0]!r} twice)")
         return self
