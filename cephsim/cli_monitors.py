@@ -64,7 +64,8 @@ def register(app: typer.Typer) -> None:
         tol: Annotated[str, typer.Option("--tol", help="Bisection stops when the bracket is this narrow.")] = "100ms",
     ) -> None:
         """Search the monitor RTT at which the verdict changes (healthy -> unstable -> broken)."""
-        from cephsim.cli import _fail, load_resolved
+        from cephsim.cli import _fail
+        from cephsim.scenario.load import load_resolved
 
         try:
             from cephsim.monitors import find_thresholds

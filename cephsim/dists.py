@@ -216,27 +216,8 @@ def dist_to_yaml(spec: Any) -> Any:
     return spec.model_dump(mode="json")
 
 
-class Sampler:
-    """Draws integer-ns samples of one distribution from one RNG stream, in batches."""
-
-    __slots__ = ("_buf", "_draw", "_pop", "constant")
-
-    BATCH = 4096
-
-    def __init__(self, spec: Any, rng: np.random.Generator) -> None:
-        self.constant: int | None = spec.value if isinstance(spec, Constant) else None
-        self._draw = _batch_fn(spec, rng)
-        # Samples are handed out from the end of the list (list.pop is the cheapest
-        # way to do it), so each batch is stored reversed to keep the draw order.
-        self._buf: list[int] = []
-        self._pop = self._buf.pop
-
-    def __call__(self) -> int:
-        try:
-            return self._pop()
-        except IndexError:  # batch used up (a constant "draws" [value] * BATCH)
-            self._buf.extend(reversed(self._draw(self.BATCH)))
-            return self._pop()
+# Sampler lives in cephsim.engine.draw (compiled with mypyc); re-exported here.
+from cephsim.engine.draw import Sampler  # noqa: E402, F401 - re-exported
 
 
 def _batch_fn(spec: Any, rng: np.random.Generator):  # noqa: ANN202 - closure factory

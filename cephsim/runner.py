@@ -21,6 +21,7 @@ import simpy
 from cephsim import __version__
 from cephsim.components.cluster import Cluster
 from cephsim.dists import LogNormal, Sampler
+from cephsim.engine.draw import Jitter as _Jitter
 from cephsim.engine.kernel import Kernel
 from cephsim.metrics.records import Recorder
 from cephsim.resolve import Resolved, resolve
@@ -54,31 +55,6 @@ class RunResult:
     @property
     def scenario(self) -> Scenario:
         return self.resolved.scenario
-
-
-class _Jitter:
-    """Multiplicative CPU-work variability with mean 1 (lognormal), batched."""
-
-    __slots__ = ("_buf", "_pop", "rng", "sigma")
-
-    BATCH = 8192
-
-    def __init__(self, sigma: float, rng: np.random.Generator) -> None:
-        self.sigma = sigma
-        self.rng = rng
-        self._buf: list[float] = []
-        self._pop = self._buf.pop  #: factors are handed out from the end of each batch
-
-    def __call__(self) -> float:
-        try:
-            return self._pop()
-        except IndexError:  # batch used up
-            s = self.sigma
-            if s == 0.0:  # no variability: no draws from the stream
-                self._buf.extend([1.0] * self.BATCH)
-            else:
-                self._buf.extend(np.exp(self.rng.normal(-s * s / 2, s, self.BATCH)).tolist())
-            return self._pop()
 
 
 def _stall_process(env: simpy.Environment, osd: Any, rate_hz: float, dur: Sampler,

@@ -52,6 +52,8 @@ from operator import add
 from typing import Any, Generator
 
 from cephsim.components.cluster import OSD, ClientJob, Cluster
+from cephsim.components.cpu import Thread
+from cephsim.engine.draw import Jitter
 from cephsim.engine.kernel import Join, Kernel
 from cephsim.metrics.trace import TracedAcc, fork
 
@@ -79,6 +81,13 @@ EVENTS = ("initiated", "queued_for_pg", "reached_pg", "started", "waiting_for_su
  E_DONE) = range(len(EVENTS))
 
 
+def _fork(acc: list[int]) -> list[int]:
+    """:func:`cephsim.metrics.trace.fork`, with the untraced case inline (compiled)."""
+    if type(acc) is list:
+        return acc.copy()
+    return fork(acc)
+
+
 class Op:
     """One client I/O in flight."""
 
@@ -100,7 +109,7 @@ class Op:
 class Protocol:
     """Ceph's I/O path over a built :class:`Cluster`."""
 
-    def __init__(self, cluster: Cluster, kernel: Kernel, jitter: Any) -> None:
+    def __init__(self, cluster: Cluster, kernel: Kernel, jitter: Jitter) -> None:
         self.c = cluster
         self.k = kernel
         r = cluster.r
@@ -126,7 +135,7 @@ class Protocol:
             base += self.per_kib * nbytes / 1024.0
         return base
 
-    def _shard(self, osd: OSD, pg: int, t: int) -> tuple[Any, int]:
+    def _shard(self, osd: OSD, pg: int, t: int) -> tuple[Thread, int]:
         """The shard thread that picks up a PG item at ``t``, and when the PG lock is free."""
         threads = osd.shards[pg % len(osd.shards)]
         # the first of the least busy threads (as min(threads, key=free_at)), and whether
@@ -216,8 +225,8 @@ class Protocol:
         replicas = self.c.acting[op.pg][1:]
         branches = Join(k, len(replicas) + 1)
         for i, rid in enumerate(replicas):
-            k.spawn(self.replicate(op, osd, self.c.osds[rid], i, fork(acc), branches), t)
-        k.spawn(self.local_commit(op, osd, th, fork(acc), branches), t)
+            k.spawn(self.replicate(op, osd, self.c.osds[rid], i, _fork(acc), branches), t)
+        k.spawn(self.local_commit(op, osd, th, _fork(acc), branches), t)
         yield branches
         # the last of {local commit, replica replies} completes the repop: eval_repop builds
         # the MOSDOpReply and the msgr-worker owning the client connection sends it
@@ -261,7 +270,7 @@ class Protocol:
         op.ev[E_SUBREC] = max(op.ev[E_SUBREC], t)
         join.arrive(t, acc)
 
-    def local_commit(self, op: Op, osd: OSD, th: Any, acc: list[int],
+    def local_commit(self, op: Op, osd: OSD, th: Thread, acc: list[int],
                      join: Join) -> Generator[Any, Any, None]:
         """Branch: the primary's own BlueStore transaction, then its commit callback."""
         t = yield from self.bluestore_commit(op, osd, th, self.k.now, acc, handoff=False)
@@ -271,7 +280,7 @@ class Protocol:
         join.arrive(t, acc)
 
     # ------------------------------------------------------------ BlueStore
-    def bluestore_commit(self, op: Op, osd: OSD, th: Any, t: int, acc: list[int],
+    def bluestore_commit(self, op: Op, osd: OSD, th: Thread, t: int, acc: list[int],
                          handoff: bool = False) -> Generator[Any, Any, int]:
         """queue_transactions -> (data aio) -> kv_sync batch -> kv_final. Returns commit time."""
         cost = op.nbytes + self.cost_per_io
@@ -316,7 +325,7 @@ class Protocol:
         while osd.kv_pending:
             batch, osd.kv_pending = osd.kv_pending, []
             start = max(k.now, kv.free_at)
-            traced = any(b[1].__class__ is not list for b in batch)
+            traced = any(type(b[1]) is not list for b in batch)
             cyc = TracedAcc() if traced else [0, 0, 0, 0, 0]
             t = kv.run(start, self.kc("osd.kv_sync") * 0.5, cyc)
             released = False
@@ -351,9 +360,9 @@ class Protocol:
             for t_enq, acc, wait, *_ in batch:
                 acc[4] += start - t_enq
                 acc[:] = map(add, acc, cyc)
-                if acc.__class__ is not list:  # a traced op: the batch it rode in
+                if type(acc) is not list:  # a traced op: the batch it rode in
                     acc.spans.append((f"{osd.name}.kv_sync batch", "wait", t_enq, start, start, 0))
-                    acc.spans.extend(cyc.spans)
+                    acc.spans.extend(cyc.spans)  # type: ignore[union-attr]
                 wait.arrive(t)
             yield t
         osd.kv_running = False

@@ -9,7 +9,7 @@ its metrics.  Nothing here knows the Ceph protocol: that is
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Hashable
+from typing import Any, Hashable
 
 from cephsim.components.cpu import CoreSet, Thread
 from cephsim.components.disk import Disk
@@ -125,7 +125,7 @@ class Cluster:
         home = stable_hash("home", name) % len(cores.cores)
         return Thread(name, cores, home, self.wakeup_kc, iowait)
 
-    def sampler(self, name: str, spec: object) -> Callable[[], int]:
+    def sampler(self, name: str, spec: object) -> Sampler:
         return Sampler(spec, self.streams.get(name))
 
     def _build_osd(self, h: HostConfig, o: int) -> OSD:
@@ -187,23 +187,23 @@ class Cluster:
         else:
             self.switch_lat = self.sampler("switch.latency", net.switch.latency)
 
-    def _impairment(self, name: str, imp: object) -> Impairment:
-        delay = None
-        if imp.delay > 0:  # type: ignore[attr-defined]
-            if imp.jitter == 0:  # type: ignore[attr-defined]
-                d = imp.delay  # type: ignore[attr-defined]
+    def _impairment(self, name: str, imp: Any) -> Impairment:
+        delay: Any = None
+        if imp.delay > 0:
+            if imp.jitter == 0:
+                d = imp.delay
                 delay = lambda d=d: d  # noqa: E731
-            elif imp.distribution == "uniform":  # type: ignore[attr-defined]
-                spec = Uniform(low=f"{imp.delay - imp.jitter}ns", high=f"{imp.delay + imp.jitter}ns")  # type: ignore[attr-defined]
+            elif imp.distribution == "uniform":
+                spec: Any = Uniform(low=f"{imp.delay - imp.jitter}ns", high=f"{imp.delay + imp.jitter}ns")  # type: ignore[arg-type]
                 delay = self.sampler(f"{name}.delay", spec)
             else:
-                spec = Normal(mean=f"{imp.delay}ns", stddev=f"{imp.jitter}ns")  # type: ignore[attr-defined]
+                spec = Normal(mean=f"{imp.delay}ns", stddev=f"{imp.jitter}ns")  # type: ignore[arg-type]
                 delay = self.sampler(f"{name}.delay", spec)
         uni = None
-        if imp.loss > 0:  # type: ignore[attr-defined]
+        if imp.loss > 0:
             g = self.streams.get(f"{name}.loss")
             uni = g.random
-        return Impairment(delay, imp.loss, uni)  # type: ignore[attr-defined]
+        return Impairment(delay, imp.loss, uni)
 
     def path(self, src: str, dst: str) -> Path:
         key = (src, dst)

@@ -226,10 +226,12 @@ class Thread:
                     penalty = cs.deepest_pen
                 else:
                     penalty = cs.wake_penalty(idle)
-        clock = cs.fixed_clock
-        governed = clock is None  # the governor picks the clock and sees the busy time
-        if governed:
+        fixed = cs.fixed_clock
+        governed = fixed is None  # the governor picks the clock and sees the busy time
+        if fixed is None:
             clock = cs.frequency(core, start, self.iowait) * cs.per_clock
+        else:
+            clock = fixed
         work = int(kcycles * 1e3 / clock * 1e9 + 0.5)
         dur = penalty + work
         end = start + dur
@@ -244,7 +246,7 @@ class Thread:
             acc[1] += work
             acc[2] += penalty
             acc[4] += start - t
-            if acc.__class__ is not list:  # a traced op (cephsim.metrics.trace)
+            if type(acc) is not list:  # a traced op (cephsim.metrics.trace)
                 acc.spans.append((self.name, "cpu", t, start, end, penalty))  # type: ignore[attr-defined]
         return end
 

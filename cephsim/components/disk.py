@@ -34,9 +34,9 @@
 from __future__ import annotations
 
 import math
-from typing import Callable
 
 from cephsim.catalog.models import DiskModel
+from cephsim.engine.draw import Sampler
 
 #: NAND program cost per dirty 4 KiB unit a consumer (no-PLP) flash drive pays at
 #: FLUSH CACHE, beyond the first.  Derived from the job sweeps in components.yaml
@@ -55,8 +55,8 @@ class Disk:
                  "flushes", "ios", "merged_flushes", "name", "per_dirty_ns", "read_bw",
                  "read_s", "write_bw", "write_s")
 
-    def __init__(self, name: str, model: DiskModel, write_s: Callable[[], int],
-                 flush_s: Callable[[], int], read_s: Callable[[], int]) -> None:
+    def __init__(self, name: str, model: DiskModel, write_s: Sampler, flush_s: Sampler,
+                 read_s: Sampler) -> None:
         self.name = name
         self.chan = [0] * model.parallelism  #: time each channel frees
         self.write_s = write_s
@@ -68,7 +68,7 @@ class Disk:
         #: no-PLP flash: NAND program cost per dirty 4 KiB unit at the next flush
         self.per_dirty_ns = (CONSUMER_PROGRAM_NS[model.interface]
                              if (not model.plp and model.media == "flash") else 0)
-        self.dirty = 0  #: 4 KiB units written since the last flush started (no-PLP only)
+        self.dirty = 0.0  #: 4 KiB units written since the last flush started (no-PLP only)
         self.flush_start = -1
         self.flush_end = -1
         self.ios = 0
@@ -93,7 +93,7 @@ class Disk:
         if acc is not None:
             acc[3] += end - start
             acc[4] += start - t
-            if acc.__class__ is not list:  # a traced op
+            if type(acc) is not list:  # a traced op
                 acc.spans.append((self.name, kind, t, start, end, 0))  # type: ignore[attr-defined]
         return end
 
@@ -126,7 +126,7 @@ class Disk:
         if self.per_dirty_ns:
             if self.dirty > 1:
                 service += int((self.dirty - 1) * self.per_dirty_ns)
-            self.dirty = 0
+            self.dirty = 0.0
         end = start + service
         chan[:] = [end] * len(chan)
         self.flush_start, self.flush_end = start, end
@@ -135,6 +135,6 @@ class Disk:
         if acc is not None:
             acc[3] += service
             acc[4] += start - t
-            if acc.__class__ is not list:  # a traced op
+            if type(acc) is not list:  # a traced op
                 acc.spans.append((self.name, "flush", t, start, end, 0))  # type: ignore[attr-defined]
         return end

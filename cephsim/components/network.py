@@ -42,6 +42,7 @@ import math
 from typing import Any, Callable, Generator
 
 from cephsim.components.cpu import Thread
+from cephsim.engine.draw import Sampler
 
 TCP_HEADERS = 52  #: IP (20) + TCP (20) + timestamps option (12)
 WIRE_OVERHEAD = 90  #: per frame: TCP/IP 52 + Ethernet 18 + preamble/IFG 20
@@ -85,7 +86,7 @@ class Hop:
 
     __slots__ = ("cut_through", "egress", "latency", "router")
 
-    def __init__(self, latency: Callable[[], int], egress: Port, cut_through: bool,
+    def __init__(self, latency: Sampler, egress: Port, cut_through: bool,
                  router: Thread | None = None) -> None:
         self.latency = latency
         self.egress = egress
@@ -154,6 +155,6 @@ class Path:
         if acc is not None:
             acc[0] += t - t0 - queued
             acc[4] += queued
-            if acc.__class__ is not list:  # a traced op: one span per message
+            if type(acc) is not list:  # a traced op: one span per message
                 acc.spans.append((self.name, "net", t0, t0, t, queued))  # type: ignore[attr-defined]
         return t

@@ -89,16 +89,16 @@ class Kernel:
 
     def _arm(self, t: int) -> None:
         env = self.env
-        delay = t - env.now
+        delay: Any = t - env.now  # int or float, exactly as SimPy keeps its clock
         if delay < 0:
             delay = 0
         ev = simpy.Event(env)
         ev._ok = True
         ev._value = None
         ev.callbacks.append(self._wake)
-        env.schedule(ev, KERNEL_PRIORITY, delay)
+        env.schedule(ev, KERNEL_PRIORITY, delay)  # type: ignore[arg-type]
         heappush(self._armed, t)
-        self._wake_at = t
+        self._wake_at = float(t)  # exact below 2**53 ns (104 days)
         self.simpy_events += 1
 
     def halt(self) -> None:
@@ -131,7 +131,6 @@ class Kernel:
             if t > env_now and (not fast or (queue and t >= queue[0][0])):
                 heappush(heap, item)  # not due yet: a later wake-up runs it
                 break
-            send = proc.send
             while True:
                 if self.halted:
                     heappush(heap, (t, next(seq), proc))
@@ -139,12 +138,13 @@ class Kernel:
                     break
                 self.now = t
                 steps += 1
-                try:
-                    nxt = send(None)
-                except StopIteration:
+                # next(proc, None), not proc.send(None) in a try: the same step, but a
+                # finished process costs no StopIteration (processes never yield None)
+                nxt = next(proc, None)
+                if nxt is None:
                     item = heappop(heap) if heap else None
                     break
-                if nxt.__class__ is Join:
+                if type(nxt) is Join:
                     if nxt.remaining == 0:
                         nxt = nxt.t
                     else:

@@ -31,7 +31,7 @@ class Recorder:
             self._acc.append(list(op.acc))
             self._ev.append(list(op.ev))
             self._seq.append(op.seq)
-        if op.acc.__class__ is not list:
+        if type(op.acc) is not list:
             self.traces[op.seq] = {"submit": op.submit, "slat_end": op.slat_end, "complete": t,
                                    "is_write": op.is_write, "acc": list(op.acc),
                                    "ev": list(op.ev), "spans": list(op.acc.spans),  # type: ignore[attr-defined]

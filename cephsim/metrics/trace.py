@@ -3,7 +3,7 @@
 An op's time accumulator is normally a plain ``list`` (``[network, cpu,
 wake, disk, queue]``).  For an op being traced it is a :class:`TracedAcc`, a
 ``list`` subclass that also collects *spans*: ``(resource, kind, t_arrive,
-t_start, t_end, wake_ns)``.  Components check ``acc.__class__ is not list``
+t_start, t_end, wake_ns)``.  Components check ``type(acc) is not list``
 (one pointer comparison) and append a span; nothing else changes, so a traced
 run gives exactly the same results as an untraced one.
 
@@ -32,6 +32,6 @@ class TracedAcc(list):  # type: ignore[type-arg]
 
 def fork(acc: list[int]) -> list[int]:
     """A copy of an accumulator for a parallel branch (keeping the trace, if any)."""
-    if acc.__class__ is list:
+    if type(acc) is list:
         return list(acc)
     return TracedAcc(acc, acc.spans)  # type: ignore[attr-defined]

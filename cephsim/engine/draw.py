@@ -1,0 +1,57 @@
+"""Batched random draws handed out one at a time (the simulator's hot path).
+
+Kept apart from :mod:`cephsim.dists` (pydantic models) so that it can be compiled
+with mypyc; :mod:`cephsim.dists` and :mod:`cephsim.runner` re-export these.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+
+class Sampler:
+    """Draws integer-ns samples of one distribution from one RNG stream, in batches."""
+
+    __slots__ = ("_buf", "_draw", "constant")
+
+    BATCH = 4096
+
+    def __init__(self, spec: Any, rng: np.random.Generator) -> None:
+        from cephsim.dists import Constant, _batch_fn  # dists re-exports this class
+
+        self.constant: int | None = spec.value if isinstance(spec, Constant) else None
+        self._draw: Callable[[int], list[int]] = _batch_fn(spec, rng)
+        # Samples are handed out from the end of the list (list.pop is the cheapest
+        # way to do it), so each batch is stored reversed to keep the draw order.
+        self._buf: list[int] = []
+
+    def __call__(self) -> int:
+        buf = self._buf
+        if not buf:  # batch used up (a constant "draws" [value] * BATCH)
+            buf.extend(reversed(self._draw(self.BATCH)))
+        return buf.pop()
+
+
+class Jitter:
+    """Multiplicative CPU-work variability with mean 1 (lognormal), batched."""
+
+    __slots__ = ("_buf", "rng", "sigma")
+
+    BATCH = 8192
+
+    def __init__(self, sigma: float, rng: np.random.Generator) -> None:
+        self.sigma = sigma
+        self.rng = rng
+        self._buf: list[float] = []  #: factors are handed out from the end of each batch
+
+    def __call__(self) -> float:
+        buf = self._buf
+        if not buf:  # batch used up
+            s = self.sigma
+            if s == 0.0:  # no variability: no draws from the stream
+                buf.extend([1.0] * self.BATCH)
+            else:
+                buf.extend(np.exp(self.rng.normal(-s * s / 2, s, self.BATCH)).tolist())
+        return buf.pop()
