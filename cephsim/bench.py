@@ -60,6 +60,7 @@ def _run_one(ios: int, iodepth: int, clients: int) -> dict[str, Any]:
     done = res.records.count() + sc.run.ramp_ios
     return {
         "scenario": sc.name, "ios": done, "iodepth": iodepth, "jobs": clients,
+        "build": compiled_build(),
         "wall_s": round(res.wall_s, 4),
         "ios_per_s": round(done / res.wall_s, 1),
         "model_steps_per_s": round(res.kernel_steps / res.wall_s, 1),
@@ -71,6 +72,13 @@ def _run_one(ios: int, iodepth: int, clients: int) -> dict[str, Any]:
         "wall_us_per_io": round(res.wall_s / done * 1e6, 2),
         "simulated_iops": round(res.records.count() / (res.runtime_ns / 1e9), 1),
     }
+
+
+def compiled_build() -> str:
+    """'compiled (mypyc)' when the hot path was built with mypyc, else 'pure Python'."""
+    import cephsim.writepath as wp
+
+    return "compiled (mypyc)" if wp.__file__.endswith((".so", ".pyd")) else "pure Python"
 
 
 def bench_text(r: dict[str, Any]) -> str:
@@ -92,7 +100,7 @@ def bench_text(r: dict[str, Any]) -> str:
 def _bench_text(r: dict[str, Any]) -> str:
     return (
         f"cephsim bench: {r['scenario']}, {r['ios']} simulated 4 KiB writes, size 3, "
-        f"iodepth {r['iodepth']} x {r['jobs']} job(s)\n"
+        f"iodepth {r['iodepth']} x {r['jobs']} job(s); {r['build']} build\n"
         f"  simulated writes per wall second   {r['ios_per_s']:>12,.0f}\n"
         f"  model steps per wall second        {r['model_steps_per_s']:>12,.0f}"
         f"  ({r['model_steps_per_io']} per write)\n"
