@@ -209,9 +209,11 @@ class Protocol:
         done.arrive(t, op)
 
     # ------------------------------------------------------------ primary OSD
-    def primary_write(self, op: Op, osd: OSD, t: int) -> Generator[Any, Any, int]:
-        acc, ev, k = op.acc, op.ev, self.k
-        inbytes = OSDOP_HDR + op.nbytes
+    def receive_op(self, op: Op, osd: OSD, t: int,
+                   inbytes: int) -> Generator[Any, Any, tuple[Thread, Thread, int]]:
+        """The msgr-worker owning the client connection reads the op and fast-dispatches it
+        to the PG's shard; returns (worker, shard thread, time the shard thread gets the PG)."""
+        acc, ev = op.acc, op.ev
         worker = osd.worker(op.job.name)
         ev[E_INIT] = t
         t = worker.run(t, self.kc("osd.msgr_recv") + self.kc("kernel.tcp_rx", inbytes), acc)
@@ -219,8 +221,13 @@ class Protocol:
         yield t
         th, t_lock = self._shard(osd, op.pg, t)
         acc[4] += t_lock - t
-        t = th.run(t_lock, self.kc("osd.do_op"), acc)
         ev[E_REACHED] = ev[E_STARTED] = t_lock  # dequeued by the shard thread
+        return worker, th, t_lock
+
+    def primary_write(self, op: Op, osd: OSD, t: int) -> Generator[Any, Any, int]:
+        acc, ev, k = op.acc, op.ev, self.k
+        worker, th, t_lock = yield from self.receive_op(op, osd, t, OSDOP_HDR + op.nbytes)
+        t = th.run(t_lock, self.kc("osd.do_op"), acc)
         ev[E_WAITSUB] = t
         replicas = self.c.acting[op.pg][1:]
         branches = Join(k, len(replicas) + 1)
@@ -408,14 +415,7 @@ class Protocol:
     # ------------------------------------------------------------ reads
     def primary_read(self, op: Op, osd: OSD, t: int) -> Generator[Any, Any, int]:
         acc, ev = op.acc, op.ev
-        worker = osd.worker(op.job.name)
-        ev[E_INIT] = t
-        t = worker.run(t, self.kc("osd.msgr_recv") + self.kc("kernel.tcp_rx", OSDOP_HDR), acc)
-        ev[E_QUEUED] = t
-        yield t
-        th, t_lock = self._shard(osd, op.pg, t)
-        acc[4] += t_lock - t
-        ev[E_REACHED] = ev[E_STARTED] = t_lock
+        worker, th, t_lock = yield from self.receive_op(op, osd, t, OSDOP_HDR)
         t = th.run(t_lock, self.kc("osd.do_read") + self.kc("kernel.io_submit"), acc)
         yield t
         t = osd.disk.read(t, op.nbytes, acc)    # the shard thread blocks on the read

@@ -105,10 +105,10 @@ class HostGroup(_M):
 
 
 class LinkNetem(Netem):
-    """netem applied to one direction between two hosts."""
+    """netem applied to one direction between two nodes."""
 
-    src: str = Field(alias="from", description="Sending host name, e.g. 'osd0'.")
-    dst: str = Field(alias="to", description="Receiving host name, e.g. 'client0'.")
+    src: str = Field(alias="from", description="Sending node: a host name, e.g. 'osd0' (monitor links: a monitor or client host name).")
+    dst: str = Field(alias="to", description="Receiving node: a host name, e.g. 'client0' (monitor links: a monitor or client host name).")
     both_ways: bool = Field(True, description="Apply the same impairment in the reverse direction too.")
 
 
@@ -200,12 +200,8 @@ class MonitorNode(_M):
     netem: Netem | None = Field(None, description="netem on this monitor host's egress (seed 004: the delay script on every interface of a monitor host); default: the netem of `host`.")
 
 
-class MonLink(Netem):
+class MonLink(LinkNetem):
     """netem on the path between two monitor-cluster nodes (monitors or client hosts)."""
-
-    src: str = Field(alias="from", description="Sending node: a monitor name or a client host name.")
-    dst: str = Field(alias="to", description="Receiving node: a monitor name or a client host name.")
-    both_ways: bool = Field(True, description="Apply the same impairment in the reverse direction too.")
 
 
 class Monitors(_M):
