@@ -203,18 +203,6 @@ MixturePart.model_rebuild()
 Mixture.model_rebuild()
 
 
-def dist_mean_ns(spec: Any) -> float:
-    return float(spec.mean_ns)
-
-
-def dist_min_ns(spec: Any) -> float:
-    return float(spec.min_ns)
-
-
-def dist_to_yaml(spec: Any) -> Any:
-    """The spec as plain data with unit strings (for result files)."""
-    return spec.model_dump(mode="json")
-
 
 # Sampler lives in cephsim.engine.draw (compiled with mypyc); re-exported here.
 from cephsim.engine.draw import Sampler  # noqa: E402, F401 - re-exported

@@ -43,11 +43,10 @@ import itertools
 import json
 import math
 import os
-import time
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 from cephsim.progress import ProgressBar
 from cephsim.errors import CephsimError, Problem

@@ -155,9 +155,3 @@ def format_size(nbytes: int) -> str:
             return f"{nbytes // factor}{unit}"
     return f"{nbytes}B"
 
-
-def format_rate(bps: float) -> str:
-    for unit, factor in (("Tbit/s", 1e12), ("Gbit/s", 1e9), ("Mbit/s", 1e6), ("kbit/s", 1e3)):
-        if bps >= factor:
-            return f"{bps / factor:g}{unit}"
-    return f"{bps:g}bit/s"

@@ -73,7 +73,7 @@ def cv_text(folds: list[Fold], skipped: list[str], params: list[Param], opts: Fi
     for s in skipped:
         lines.append(f"  skipped: {s}")
     lines.append("")
-    lines.append(f"| left out | trained on | stat | measured | predicted | error |")
+    lines.append("| left out | trained on | stat | measured | predicted | error |")
     lines.append("|---|---|---|---|---|---|")
     for f in folds:
         for j, (s, m, p, e) in enumerate(f.rows):

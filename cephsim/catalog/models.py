@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from cephsim.dists import DistSpec
-from cephsim.units import parse_duration_ns, parse_frequency_hz, parse_rate_bps, parse_size_bytes
+from cephsim.units import parse_duration_ns, parse_frequency_hz, parse_rate_bps
 
 Basis = Literal["measured", "datasheet", "kernel-table", "derived", "estimate", "calibrated"]
 
@@ -168,6 +168,3 @@ class SwitchModel(_Entry):
     _r = field_validator("speed_bps", mode="before")(lambda cls, v: parse_rate_bps(v))
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
-
-def parse_size(v: Any) -> int:  # re-exported for data files that carry sizes
-    return parse_size_bytes(v)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cephsim.writepath import EVENTS, Op
+from cephsim.writepath import Op
 
 CATEGORIES = ("network", "cpu", "wake", "disk", "queue")
 
@@ -52,7 +52,3 @@ class Recorder:
             out["ev"] = np.array(self._ev, dtype=np.int64)
             out["seq"] = np.array(self._seq, dtype=np.int64)
         return out
-
-    @staticmethod
-    def event_names() -> tuple[str, ...]:
-        return EVENTS

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 
 from cephsim.report.fio_json import dumps_fio_json
 from cephsim.report.fio_text import fio_text

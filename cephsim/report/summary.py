@@ -17,11 +17,10 @@ import numpy as np
 
 from cephsim import __version__
 from cephsim.metrics.records import CATEGORIES
-from cephsim.report.fio_json import fio_json
+from cephsim.report.fio_json import fio_json, format_bs
 from cephsim.report.fio_stats import DirectionStats, JobStats
 from cephsim.resolve import resolved_dict
 from cephsim.runner import RunResult
-from cephsim.units import format_size
 
 
 def job_stats(res: RunResult) -> JobStats:
@@ -39,7 +38,7 @@ def job_stats(res: RunResult) -> JobStats:
     return JobStats(jobname=res.scenario.name, rw=w.rw, bs=w.bs, iodepth=w.iodepth,
                     numjobs=w.numjobs, ioengine=w.engine, runtime_ns=res.runtime_ns,
                     read=dirs["read"], write=dirs["write"],
-                    job_options={"rw": w.rw, "bs": format_size(w.bs).replace("KiB", "k"),
+                    job_options={"rw": w.rw, "bs": format_bs(w.bs),
                                  "iodepth": str(w.iodepth), "numjobs": str(w.numjobs),
                                  "ioengine": w.engine})
 

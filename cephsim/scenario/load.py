@@ -282,6 +282,3 @@ def load_resolved(path: str | Path, overrides: list[str] | None = None):  # noqa
     except CephsimError as e:
         raise locate(e, path, overrides) from None
 
-
-def scenario_dir(path: str | Path) -> Path:
-    return Path(path).resolve().parent

@@ -22,7 +22,6 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from cephsim.catalog.models import CPUModel, DiskModel, NICModel, SwitchModel
-from cephsim.dists import DistSpec
 from cephsim.monitors.spec import ClientCommand, MonThresholds, TimerOptions
 from cephsim.monitors.spec import ProposalWorkload as MonWorkload
 from cephsim.units import parse_duration_ns, parse_percent, parse_size_bytes
@@ -31,7 +30,6 @@ Duration = Annotated[int, BeforeValidator(parse_duration_ns)]
 Size = Annotated[int, BeforeValidator(parse_size_bytes)]
 Fraction = Annotated[float, BeforeValidator(parse_percent)]
 
-RELEASES = ("nautilus", "octopus", "pacific", "quincy", "reef", "squid")
 Release = Literal["nautilus", "octopus", "pacific", "quincy", "reef", "squid"]
 
 
@@ -432,6 +430,3 @@ def _host_site(s: Scenario, host: str | None) -> str | None:
             return g.site
     return None
 
-
-def host_names(s: Scenario) -> list[str]:
-    return [f"{g.name}{i}" for g in s.hosts for i in range(g.count)]
