@@ -208,7 +208,7 @@ Mixture.model_rebuild()
 from cephsim.engine.draw import Sampler  # noqa: E402, F401 - re-exported
 
 
-def _batch_fn(spec: Any, rng: np.random.Generator):  # noqa: ANN202 - closure factory
+def _batch_fn(spec: Any, rng: Any):  # noqa: ANN202 - closure factory
     if isinstance(spec, Constant):
         v = spec.value
         return lambda n: [v] * n

@@ -48,7 +48,6 @@ Op-tracker event times (``initiated``, ``queued_for_pg``, ``reached_pg``,
 from __future__ import annotations
 
 import math
-from operator import add
 from typing import Any, Generator
 
 from cephsim.components.cluster import OSD, ClientJob, Cluster
@@ -130,7 +129,7 @@ class Protocol:
     # ------------------------------------------------------------ helpers
     def kc(self, stage: str, nbytes: int = 0) -> float:
         """Kilocycles of a stage (with variability) plus per-KiB payload work."""
-        base = self.cost[stage] * self.jitter()
+        base = self.cost[stage] * self.jitter.draw()
         if nbytes:
             base += self.per_kib * nbytes / 1024.0
         return base
@@ -157,7 +156,7 @@ class Protocol:
     # ------------------------------------------------------------ client side
     def kcs(self, *stages: str) -> float:
         """Kilocycles of several stages run back to back in one thread (one variability draw)."""
-        return sum(self.cost[s] for s in stages) * self.jitter()
+        return sum(self.cost[s] for s in stages) * self.jitter.draw()
 
     def client_io(self, op: Op, primary: OSD, done: Join) -> Generator[Any, Any, None]:
         """Kernel process: one fio I/O from submission to completion.
@@ -176,36 +175,44 @@ class Protocol:
         out = OSDOP_HDR + (op.nbytes if op.is_write else 0)
         if kernel_client:
             sender = job.kworker
-            yield t
+            if k.must_yield(t):
+                yield t
             t = sender.run(t, self.kc("client.kernel") + self.kc("kernel.tcp_tx", out), acc)
         else:
             if engine == "rbd":
-                yield t
+                if k.must_yield(t):
+                    yield t
                 t = job.librbd.run(t, self.kcs("client.librbd", "client.objecter"), acc)
             else:  # rados: aio_write runs the Objecter in the caller's thread
                 t = job.app.run(t, self.kc("client.objecter"), acc, handoff=False)
-            yield t
+            if k.must_yield(t):
+                yield t
             sender = job.worker(primary.id)
             t = sender.run(t, self.kc("client.msgr_send") + self.kc("kernel.tcp_tx", out), acc)
-        t = yield from c.path(job.host, primary.host).transfer(t, out, acc)
-        yield t
+        t = yield from c.path(job.host, primary.host).transfer(k, t, out, acc)
+        if k.must_yield(t):
+            yield t
         if op.is_write:
             t = yield from self.primary_write(op, primary, t)
             back = REPLY_BYTES
         else:
             t = yield from self.primary_read(op, primary, t)
             back = REPLY_BYTES + op.nbytes
-        t = yield from c.path(primary.host, job.host).transfer(t, back, acc)
-        yield t
+        t = yield from c.path(primary.host, job.host).transfer(k, t, back, acc)
+        if k.must_yield(t):
+            yield t
         if kernel_client:
             t = sender.run(t, self.kc("client.kernel_complete") + self.kc("kernel.tcp_rx", back), acc)
         else:
             t = sender.run(t, self.kc("client.msgr_recv") + self.kc("kernel.tcp_rx", back), acc)
-            yield t
+            if k.must_yield(t):
+                yield t
             t = job.finisher.run(t, self.kc("client.finisher"), acc)
-        yield t
+        if k.must_yield(t):
+            yield t
         t = job.app.run(t, self.kc("client.complete"), acc)
-        yield t
+        if k.must_yield(t):
+            yield t
         done.arrive(t, op)
 
     # ------------------------------------------------------------ primary OSD
@@ -213,12 +220,13 @@ class Protocol:
                    inbytes: int) -> Generator[Any, Any, tuple[Thread, Thread, int]]:
         """The msgr-worker owning the client connection reads the op and fast-dispatches it
         to the PG's shard; returns (worker, shard thread, time the shard thread gets the PG)."""
-        acc, ev = op.acc, op.ev
+        acc, ev, k = op.acc, op.ev, self.k
         worker = osd.worker(op.job.name)
         ev[E_INIT] = t
         t = worker.run(t, self.kc("osd.msgr_recv") + self.kc("kernel.tcp_rx", inbytes), acc)
         ev[E_QUEUED] = t
-        yield t
+        if k.must_yield(t):
+            yield t
         th, t_lock = self._shard(osd, op.pg, t)
         acc[4] += t_lock - t
         ev[E_REACHED] = ev[E_STARTED] = t_lock  # dequeued by the shard thread
@@ -247,29 +255,35 @@ class Protocol:
     def replicate(self, op: Op, prim: OSD, rep: OSD, i: int, acc: list[int],
                   join: Join) -> Generator[Any, Any, None]:
         """Branch: MOSDRepOp to one replica, its commit, the reply back at the primary."""
-        t = self.k.now
+        k = self.k
+        t = k.now
         nbytes = REPOP_HDR + op.nbytes
         # tp_osd_tp encodes the MOSDRepOp (fast-dispatch type: encoded in the caller) and
         # hands it to the msgr-worker owning the replica connection
         w = prim.worker(rep.id)
         t = w.run(t, self.kc("osd.repop_send", nbytes) + self.kc("kernel.tcp_tx", nbytes), acc)
-        t = yield from self.c.path(prim.host, rep.host).transfer(t, nbytes, acc)
-        yield t
+        t = yield from self.c.path(prim.host, rep.host).transfer(k, t, nbytes, acc)
+        if k.must_yield(t):
+            yield t
         rw = rep.worker(prim.id)
         t = rw.run(t, self.kc("kernel.tcp_rx", nbytes), acc)
-        yield t
+        if k.must_yield(t):
+            yield t
         th, t_lock = self._shard(rep, op.pg, t)
         acc[4] += t_lock - t
         t = th.run(t_lock, self.kc("osd.do_repop"), acc)
         t = yield from self.bluestore_commit(op, rep, th, t, acc)
         # repop_commit in the shard's first thread, reply via the msgr-worker
         t = rep.shards[op.pg % len(rep.shards)][0].run(t, self.kc("osd.repop_commit"), acc)
-        yield t
+        if k.must_yield(t):
+            yield t
         t = rw.run(t, self.kc("kernel.tcp_tx", REPLY_BYTES), acc)
-        t = yield from self.c.path(rep.host, prim.host).transfer(t, REPLY_BYTES, acc)
-        yield t
+        t = yield from self.c.path(rep.host, prim.host).transfer(k, t, REPLY_BYTES, acc)
+        if k.must_yield(t):
+            yield t
         t = w.run(t, self.kc("kernel.tcp_rx", REPLY_BYTES), acc)
-        yield t
+        if k.must_yield(t):
+            yield t
         th, t_lock = self._shard(prim, op.pg, t)
         acc[4] += t_lock - t
         t = th.run(t_lock, self.kc("osd.repop_reply"), acc)
@@ -290,12 +304,13 @@ class Protocol:
     def bluestore_commit(self, op: Op, osd: OSD, th: Thread, t: int, acc: list[int],
                          handoff: bool = False) -> Generator[Any, Any, int]:
         """queue_transactions -> (data aio) -> kv_sync batch -> kv_final. Returns commit time."""
+        k = self.k
         cost = op.nbytes + self.cost_per_io
         deferred = self.deferred
         while (osd.throttle_kv + cost > THROTTLE_BYTES and osd.throttle_kv > 0) or (
                 deferred and osd.throttle_deferred + cost > THROTTLE_BYTES + THROTTLE_DEFERRED_BYTES
                 and osd.throttle_deferred > 0):
-            wait = Join(self.k, 1)
+            wait = Join(k, 1)
             osd.throttle_waiters.append(wait)
             osd.throttled += 1
             yield wait
@@ -307,13 +322,16 @@ class Protocol:
         t = th.run(t, self.kc("osd.bluestore_submit") + self.kc("kernel.io_submit"), acc,
                    handoff=handoff)
         osd.pg_lock[op.pg] = max(osd.pg_lock.get(op.pg, 0), t)  # PG lock held until here
-        yield t
+        if k.must_yield(t):
+            yield t
         if not self.deferred:
             t = osd.disk.write(t, op.nbytes, acc)
-            yield t
+            if k.must_yield(t):
+                yield t
             t = osd.aio_data.run(t, self.kc("osd.aio_complete") + self.kc("kernel.io_complete"), acc)
-            yield t
-        wait = Join(self.k, 1)
+            if k.must_yield(t):
+                yield t
+        wait = Join(k, 1)
         osd.kv_pending.append((t, acc, wait, op.nbytes, cost))
         if not osd.kv_running:
             osd.kv_running = True
@@ -321,7 +339,8 @@ class Protocol:
         yield wait
         t = wait.t
         t = osd.kv_final.run(t, self.kc("osd.kv_final"), acc)
-        yield t
+        if k.must_yield(t):
+            yield t
         if self.deferred:
             self._deferred_apply(osd, t, cost)
         return t
@@ -332,46 +351,62 @@ class Protocol:
         while osd.kv_pending:
             batch, osd.kv_pending = osd.kv_pending, []
             start = max(k.now, kv.free_at)
-            traced = any(type(b[1]) is not list for b in batch)
+            traced = False
+            for b in batch:
+                if type(b[1]) is not list:
+                    traced = True
             cyc = TracedAcc() if traced else [0, 0, 0, 0, 0]
             t = kv.run(start, self.kc("osd.kv_sync") * 0.5, cyc)
             released = False
             if not self.deferred or osd.kv_need_flush:
                 osd.kv_need_flush = False
-                yield t
+                if k.must_yield(t):
+                    yield t
                 self._release_kv(osd, batch, t)  # after apply_kv, before the sync (§2.3 step 4)
                 released = True
                 t = disk.flush(t, cyc)          # bdev->flush(): fdatasync of the data device
                 kv.free_at = t
-                yield t
+                if k.must_yield(t):
+                    yield t
                 t = kv.run(t, self.kc("kernel.io_complete"), cyc)
-            yield t
+            if k.must_yield(t):
+                yield t
             if not released:
                 self._release_kv(osd, batch, t)
             data = sum(b[3] for b in batch) if self.deferred else 0  # deferred data rides in the WAL
             wal = 4096 * math.ceil((data + 512 * len(batch)) / 4096)
             t = disk.write(t, wal, cyc)         # BlueFS WAL append (O_DIRECT aio)
             kv.free_at = t
-            yield t
+            if k.must_yield(t):
+                yield t
             t = osd.aio_bluefs.run(t, self.kc("kernel.io_complete"), cyc)
-            yield t
+            if k.must_yield(t):
+                yield t
             t = kv.run(t, 0.0, cyc)             # bstore_aio wakes kv_sync waiting in BlueFS
-            yield t
+            if k.must_yield(t):
+                yield t
             t = disk.flush(t, cyc)              # BlueFS fsync -> fdatasync of the WAL device
             kv.free_at = t
-            yield t
+            if k.must_yield(t):
+                yield t
             t = kv.run(t, self.kc("kernel.io_complete") + self.kc("osd.kv_sync") * 0.5, cyc)
             osd.kv_cycles += 1
             osd.kv_batched += len(batch)
             disk.background(len(batch) * KV_TXC_BYTES * ROCKSDB_WRITE_AMP)
-            for t_enq, acc, wait, *_ in batch:
-                acc[4] += start - t_enq
-                acc[:] = map(add, acc, cyc)
+            c0, c1, c2, c3, c4 = cyc
+            for b in batch:
+                t_enq, acc, wait = b[0], b[1], b[2]
+                acc[0] += c0
+                acc[1] += c1
+                acc[2] += c2
+                acc[3] += c3
+                acc[4] += c4 + start - t_enq
                 if type(acc) is not list:  # a traced op: the batch it rode in
                     acc.spans.append((f"{osd.name}.kv_sync batch", "wait", t_enq, start, start, 0))
                     acc.spans.extend(cyc.spans)  # type: ignore[union-attr]
                 wait.arrive(t)
-            yield t
+            if k.must_yield(t):
+                yield t
         osd.kv_running = False
 
     # ------------------------------------------------------------ throttles
@@ -414,15 +449,18 @@ class Protocol:
 
     # ------------------------------------------------------------ reads
     def primary_read(self, op: Op, osd: OSD, t: int) -> Generator[Any, Any, int]:
-        acc, ev = op.acc, op.ev
+        acc, ev, k = op.acc, op.ev, self.k
         worker, th, t_lock = yield from self.receive_op(op, osd, t, OSDOP_HDR)
         t = th.run(t_lock, self.kc("osd.do_read") + self.kc("kernel.io_submit"), acc)
-        yield t
+        if k.must_yield(t):
+            yield t
         t = osd.disk.read(t, op.nbytes, acc)    # the shard thread blocks on the read
-        yield t
+        if k.must_yield(t):
+            yield t
         t = th.run(t, self.kc("kernel.io_complete"), acc)
         osd.pg_lock[op.pg] = max(osd.pg_lock.get(op.pg, 0), t)
-        yield t
+        if k.must_yield(t):
+            yield t
         t = worker.run(t, self.kc("osd.reply_send") + self.kc("kernel.tcp_tx", op.nbytes), acc)
         ev[E_SENT] = ev[E_DONE] = t
         return t

@@ -16,6 +16,7 @@ from cephsim.components.disk import Disk
 from cephsim.components.network import Hop, Impairment, Path, Port
 from cephsim.components.placement import acting_sets
 from cephsim.dists import Normal, Sampler, Uniform
+from cephsim.engine.draw import fixed
 from cephsim.resolve import HostConfig, Resolved
 from cephsim.rng import Streams, stable_hash
 
@@ -192,7 +193,7 @@ class Cluster:
         if imp.delay > 0:
             if imp.jitter == 0:
                 d = imp.delay
-                delay = lambda d=d: d  # noqa: E731
+                delay = fixed(d)
             elif imp.distribution == "uniform":
                 spec: Any = Uniform(low=f"{imp.delay - imp.jitter}ns", high=f"{imp.delay + imp.jitter}ns")  # type: ignore[arg-type]
                 delay = self.sampler(f"{name}.delay", spec)
@@ -217,7 +218,7 @@ class Cluster:
         net = r.network
         a, b = r.host(src), r.host(dst)
         if src == dst:  # daemons on the same host talk over loopback
-            return Path(Port(f"{src}.lo", a.nic.speed_bps), [], lambda: 0, lambda: 0, [], net.mtu,
+            return Path(Port(f"{src}.lo", a.nic.speed_bps), [], fixed(0), fixed(0), [], net.mtu,
                         0.0, name=f"lo {src}", loopback=True)
         lane = stable_hash("bond", src, dst) % a.bond
         uplink = self.ports.setdefault(f"{src}.nic{lane}", Port(f"{src}.nic{lane}.tx", a.nic.speed_bps))

@@ -101,11 +101,11 @@ class Disk:
         extra = int((nbytes - 4096) / self.write_bw) if nbytes > 4096 else 0
         if self.per_dirty_ns:
             self.dirty += math.ceil(nbytes / 4096)
-        return self._io(t, self.write_s(), extra, acc, "write")
+        return self._io(t, self.write_s.draw(), extra, acc, "write")
 
     def read(self, t: int, nbytes: int, acc: list[int] | None) -> int:
         extra = int((nbytes - 4096) / self.read_bw) if nbytes > 4096 else 0
-        return self._io(t, self.read_s(), extra, acc, "read")
+        return self._io(t, self.read_s.draw(), extra, acc, "read")
 
     def background(self, nbytes: float) -> None:
         """Bytes written off any op's path that dirty a volatile cache (no-PLP drives)."""
@@ -122,7 +122,7 @@ class Disk:
         chan = self.chan
         drained = max(chan)
         start = drained if drained > t else t
-        service = self.flush_s()
+        service = self.flush_s.draw()
         if self.per_dirty_ns:
             if self.dirty > 1:
                 service += int((self.dirty - 1) * self.per_dirty_ns)

@@ -43,6 +43,7 @@ from typing import Any, Callable, Generator
 
 from cephsim.components.cpu import Thread
 from cephsim.engine.draw import Sampler
+from cephsim.engine.kernel import Kernel
 
 TCP_HEADERS = 52  #: IP (20) + TCP (20) + timestamps option (12)
 WIRE_OVERHEAD = 90  #: per frame: TCP/IP 52 + Ethernet 18 + preamble/IFG 20
@@ -74,7 +75,7 @@ class Impairment:
 
     __slots__ = ("delay", "jitter", "loss", "uniform")
 
-    def __init__(self, delay: Callable[[], int] | None, loss: float,
+    def __init__(self, delay: Sampler | None, loss: float,
                  uniform: Callable[[], float] | None) -> None:
         self.delay = delay
         self.loss = loss
@@ -100,8 +101,8 @@ class Path:
     __slots__ = ("_shapes", "forwarding_kc", "hops", "impairments", "loopback", "mss",
                  "rx_latency", "tx_latency", "uplink", "name")
 
-    def __init__(self, uplink: Port, hops: list[Hop], tx_latency: Callable[[], int],
-                 rx_latency: Callable[[], int], impairments: list[Impairment], mtu: int,
+    def __init__(self, uplink: Port, hops: list[Hop], tx_latency: Sampler,
+                 rx_latency: Sampler, impairments: list[Impairment], mtu: int,
                  forwarding_kc: float, name: str = "", loopback: bool = False) -> None:
         self.name = name
         self.loopback = loopback  #: same host: no NIC, wire or switch
@@ -124,7 +125,8 @@ class Path:
             self._shapes[nbytes] = shape
         return shape
 
-    def transfer(self, t: int, nbytes: int, acc: list[int] | None) -> Generator[Any, None, int]:
+    def transfer(self, k: Kernel, t: int, nbytes: int,
+                 acc: list[int] | None) -> Generator[Any, None, int]:
         """Kernel sub-process: deliver ``nbytes`` sent at ``t``; returns arrival time at B."""
         t0 = t
         if self.loopback:
@@ -132,26 +134,29 @@ class Path:
         frames, wire, first_ns = self._shape(nbytes)
         for imp in self.impairments:
             if imp.delay is not None:
-                t += max(0, imp.delay())
+                t += max(0, imp.delay.draw())
             if imp.loss > 0.0 and imp.uniform is not None:
                 if imp.uniform() < 1.0 - (1.0 - imp.loss) ** frames:
                     t += TCP_RTO_MIN_NS
-        t += self.tx_latency()
-        yield t
+        t += self.tx_latency.draw()
+        if k.must_yield(t):
+            yield t
         start, end = self.uplink.send(t, wire)
         queued = start - t
         for hop in self.hops:
             head = start + first_ns if hop.cut_through else end
-            ready = head + hop.latency()
+            ready = head + hop.latency.draw()
             if hop.router is not None:
-                yield ready
+                if k.must_yield(ready):
+                    yield ready
                 ready = hop.router.run(ready, self.forwarding_kc * frames, None)
-            yield ready
+            if k.must_yield(ready):
+                yield ready
             s2, e2 = hop.egress.send(ready, wire)
             queued += s2 - ready
             # the egress cannot finish before the last bit has arrived
             start, end = s2, max(e2, end + (e2 - s2 if not hop.cut_through else 0))
-        t = end + self.rx_latency()
+        t = end + self.rx_latency.draw()
         if acc is not None:
             acc[0] += t - t0 - queued
             acc[4] += queued

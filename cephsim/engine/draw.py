@@ -18,7 +18,8 @@ class Sampler:
 
     BATCH = 4096
 
-    def __init__(self, spec: Any, rng: np.random.Generator) -> None:
+    def __init__(self, spec: Any, rng: np.random.Generator | None) -> None:
+        """``rng`` may be None for a :class:`~cephsim.dists.Constant` (it draws nothing)."""
         from cephsim.dists import Constant, _batch_fn  # dists re-exports this class
 
         self.constant: int | None = spec.value if isinstance(spec, Constant) else None
@@ -27,11 +28,23 @@ class Sampler:
         # way to do it), so each batch is stored reversed to keep the draw order.
         self._buf: list[int] = []
 
-    def __call__(self) -> int:
+    def draw(self) -> int:
+        """The next sample.  (A method rather than ``__call__``: compiled, it is a
+        native call, where ``sampler()`` would go through Python's call protocol.)"""
         buf = self._buf
         if not buf:  # batch used up (a constant "draws" [value] * BATCH)
             buf.extend(reversed(self._draw(self.BATCH)))
         return buf.pop()
+
+    def __call__(self) -> int:
+        return self.draw()
+
+
+def fixed(value_ns: int) -> Sampler:
+    """A sampler that always gives ``value_ns`` (draws nothing from any stream)."""
+    from cephsim.dists import Constant
+
+    return Sampler(Constant.model_validate({"value": f"{value_ns}ns"}), None)
 
 
 class Jitter:
@@ -46,7 +59,8 @@ class Jitter:
         self.rng = rng
         self._buf: list[float] = []  #: factors are handed out from the end of each batch
 
-    def __call__(self) -> float:
+    def draw(self) -> float:
+        """The next factor (a method, for the reason given at :meth:`Sampler.draw`)."""
         buf = self._buf
         if not buf:  # batch used up
             s = self.sigma
@@ -55,3 +69,6 @@ class Jitter:
             else:
                 buf.extend(np.exp(self.rng.normal(-s * s / 2, s, self.BATCH)).tolist())
         return buf.pop()
+
+    def __call__(self) -> float:
+        return self.draw()

@@ -19,16 +19,26 @@ between them.  The kernel exploits that *exactly*:
   order.  ``Kernel(fast=False)`` disables this and runs one SimPy event per
   step; the test suite checks that both give bit-identical results.
 
+- **Inline continuation:** the same test, made by the process itself before it
+  yields: ``if k.must_yield(t): yield t``.  The kernel keeps ``horizon``, the
+  earliest time at which anything but the running process could happen (the
+  next kernel continuation, or the next foreign SimPy event); a process whose
+  next step is earlier just goes on, saving a generator round trip through the
+  kernel.  It is the fast path's own condition, evaluated where it is cheaper,
+  so results are unchanged (and ``steps`` still counts every step).
+
 Model code reads the current time as ``kernel.now`` (not ``env.now``, which
 lags behind during a fast-path run) and calls resources with explicit times.
 SimPy processes (background work, timers) may run beside the kernel and use
-the same resources at ``env.now``.
+the same resources at ``env.now``.  Kernel processes must not schedule SimPy
+events themselves (they talk to SimPy processes through shared state): the
+horizon assumes SimPy's queue does not change while the kernel runs.
 """
 
 from __future__ import annotations
 
+import math
 from heapq import heappop, heappush, heappushpop
-from itertools import count
 from typing import Any, Generator
 
 import simpy
@@ -37,6 +47,8 @@ Process = Generator[Any, None, None]
 
 #: SimPy priority of the kernel's wake-up events: after URGENT (0) and NORMAL (1)
 KERNEL_PRIORITY = 2
+#: "no pending event" as an int time (2**62 ns is 146 years), so horizons stay ints
+NEVER = 2**62
 
 
 class Join:
@@ -69,11 +81,13 @@ class Kernel:
         self.fast = fast
         self.now: int = int(env.now)
         self._heap: list[tuple[int, int, Process]] = []
-        self._seq = count()  #: tie-breaker: equal times run in scheduling order
+        self._seq = 0  #: tie-breaker: equal times run in scheduling order
         self._armed: list[int] = []  #: times of the kernel's pending SimPy wake-up events
         self._wake_at: float = float("inf")  #: earliest of them
         self._draining = False
         self.halted = False  #: set by halt(): stop running continuations at once
+        #: while a step runs: a continuation earlier than this may run inline (see must_yield)
+        self.horizon: int = -1
         self.steps = 0  #: continuations run (the model's "events")
         self.simpy_events = 0  #: SimPy events the kernel itself scheduled
 
@@ -83,9 +97,25 @@ class Kernel:
         self.schedule(self.now if t is None else t, proc)
 
     def schedule(self, t: int, proc: Process) -> None:
-        heappush(self._heap, (t, next(self._seq), proc))
+        self._seq += 1
+        heappush(self._heap, (t, self._seq, proc))
+        if t < self.horizon:
+            self.horizon = t
         if t < self._wake_at and not self._draining:
             self._arm(t)
+
+    def must_yield(self, t: int) -> bool:
+        """Whether the running process must yield to continue at ``t``.
+
+        False means nothing else can happen before ``t`` (the fast path's
+        condition): the kernel's clock moves to ``t`` and the process simply goes
+        on.  Usage: ``if k.must_yield(t): yield t``.
+        """
+        if t < self.horizon:
+            self.now = t
+            self.steps += 1
+            return False
+        return True
 
     def _arm(self, t: int) -> None:
         env = self.env
@@ -107,6 +137,7 @@ class Kernel:
         Checked before every step, so fast and slow mode stop at the same point.
         """
         self.halted = True
+        self.horizon = -1  # no more inline continuations either
 
     # ------------------------------------------------------------ running
     def _wake(self, _ev: simpy.Event) -> None:
@@ -118,24 +149,30 @@ class Kernel:
         queue = env._queue  # SimPy's own heap; read-only peek at the next foreign event
         fast = self.fast
         env_now = env.now
-        seq = self._seq
-        inf = float("inf")
         steps = 0
         self._draining = True
+        # The earliest time a foreign SimPy event could interleave: with the fast path,
+        # the next one in SimPy's queue (events at env_now itself run first: anything
+        # at env_now is due); without it, every step after env_now takes an event.
+        q = queue[0][0] if queue else NEVER
+        limit: int = math.floor(env_now) + 1 if (not fast or q <= env_now) else math.ceil(q)
         # One loop runs every continuation that is due (the outer loop) and keeps
         # running each one inline while that is causally safe (the inner loop); it
         # is the whole simulation's inner loop, hence written out in one function.
         item = heappop(heap) if heap else None
         while item is not None:
             t, _, proc = item
-            if t > env_now and (not fast or (queue and t >= queue[0][0])):
+            if t > env_now and (not fast or t >= q):
                 heappush(heap, item)  # not due yet: a later wake-up runs it
                 break
+            if self.halted:
+                heappush(heap, item)
+                break
+            # nothing but this process can happen before the horizon (schedule() lowers
+            # it when the step forks or wakes another process)
+            top = heap[0][0] if heap else NEVER
+            self.horizon = top if top < limit else limit
             while True:
-                if self.halted:
-                    heappush(heap, (t, next(seq), proc))
-                    item = None
-                    break
                 self.now = t
                 steps += 1
                 # next(proc, None), not proc.send(None) in a try: the same step, but a
@@ -152,16 +189,16 @@ class Kernel:
                         item = heappop(heap) if heap else None
                         break
                 # run inline if nothing else (kernel or SimPy) could happen before nxt
-                if fast or nxt <= env_now:
-                    bound = heap[0][0] if heap else inf
-                    if nxt < bound and (nxt <= env_now or not queue or nxt < queue[0][0]):
-                        t = nxt
-                        continue
+                if nxt < self.horizon:
+                    t = nxt
+                    continue
                 # queue it and take the earliest continuation, in one heap operation
-                item = heappushpop(heap, (nxt, next(seq), proc))
+                self._seq += 1
+                item = heappushpop(heap, (nxt, self._seq, proc))
                 break
         self.steps += steps
         self._draining = False
+        self.horizon = -1  # outside a step nothing may run inline
         if heap and heap[0][0] < self._wake_at:
             self._arm(heap[0][0])
 
