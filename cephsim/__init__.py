@@ -9,6 +9,10 @@ Public API (kept small on purpose):
 
 from __future__ import annotations
 
+from cephsim._stale import guard as _guard_stale_compiled_modules
+
 __version__ = "0.1.0"
+
+_guard_stale_compiled_modules()
 
 __all__ = ["__version__"]
