@@ -374,7 +374,10 @@ class Protocol:
             if not released:
                 self._release_kv(osd, batch, t)
             data = sum(b[3] for b in batch) if self.deferred else 0  # deferred data rides in the WAL
-            wal = 4096 * math.ceil((data + 512 * len(batch)) / 4096)
+            # the WAL record is the batch's RocksDB WriteBatch: every txc's keys and values
+            # (KV_TXC_BYTES), the same bytes the memtable later flushes (RocksDB wiki,
+            # Write Ahead Log File Format); BlueFS writes whole 4 KiB blocks
+            wal = 4096 * math.ceil((data + KV_TXC_BYTES * len(batch)) / 4096)
             t = disk.write(t, wal, cyc)         # BlueFS WAL append (O_DIRECT aio)
             kv.free_at = t
             if k.must_yield(t):
