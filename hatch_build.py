@@ -117,7 +117,8 @@ def compile_in_place(root: Path) -> list[Path]:
         os.chdir(root)  # mypycify takes paths relative to the project
         try:
             ext_modules = mypycify(
-                ["--ignore-missing-imports", "--follow-imports=silent", *HOT_MODULES],
+                ["--ignore-missing-imports", "--follow-imports=silent",
+                 "--cache-dir", os.path.join(tmp, "mypy"), *HOT_MODULES],
                 opt_level="1", multi_file=True, target_dir=os.path.join(tmp, "c"))
             _compile_sources_in_parallel()
             dist = Distribution({"name": "cephsim-hot-path", "ext_modules": ext_modules})
