@@ -134,8 +134,9 @@ class Protocol:
             base += self.per_kib * nbytes / 1024.0
         return base
 
-    def _shard(self, osd: OSD, pg: int, t: int) -> tuple[Thread, int]:
-        """The shard thread that picks up a PG item at ``t``, and when the PG lock is free."""
+    def _shard(self, osd: OSD, pg: int, t: int, acc: list[int]) -> tuple[Thread, int]:
+        """The shard thread that picks up a PG item queued at ``t``, and when the PG lock is
+        free; the wait for the lock is queueing time of the op (``acc``)."""
         threads = osd.shards[pg % len(osd.shards)]
         # the first of the least busy threads (as min(threads, key=free_at)), and whether
         # all of them are idle at t; a plain loop, as this runs a few times per op
@@ -151,7 +152,9 @@ class Protocol:
             for x in threads:
                 if x is not th:
                     x.run(t, self.cost["kernel.wakeup"], None)
-        return th, max(t, osd.pg_lock.get(pg, 0))
+        t_lock = max(t, osd.pg_lock.get(pg, 0))
+        acc[4] += t_lock - t
+        return th, t_lock
 
     # ------------------------------------------------------------ client side
     def kcs(self, *stages: str) -> float:
@@ -227,8 +230,7 @@ class Protocol:
         ev[E_QUEUED] = t
         if k.must_yield(t):
             yield t
-        th, t_lock = self._shard(osd, op.pg, t)
-        acc[4] += t_lock - t
+        th, t_lock = self._shard(osd, op.pg, t, acc)
         ev[E_REACHED] = ev[E_STARTED] = t_lock  # dequeued by the shard thread
         return worker, th, t_lock
 
@@ -269,8 +271,7 @@ class Protocol:
         t = rw.run(t, self.kc("kernel.tcp_rx", nbytes), acc)
         if k.must_yield(t):
             yield t
-        th, t_lock = self._shard(rep, op.pg, t)
-        acc[4] += t_lock - t
+        th, t_lock = self._shard(rep, op.pg, t, acc)
         t = th.run(t_lock, self.kc("osd.do_repop"), acc)
         t = yield from self.bluestore_commit(op, rep, th, t, acc)
         # repop_commit in the shard's first thread, reply via the msgr-worker
@@ -284,10 +285,9 @@ class Protocol:
         t = w.run(t, self.kc("kernel.tcp_rx", REPLY_BYTES), acc)
         if k.must_yield(t):
             yield t
-        th, t_lock = self._shard(prim, op.pg, t)
-        acc[4] += t_lock - t
+        th, t_lock = self._shard(prim, op.pg, t, acc)
         t = th.run(t_lock, self.kc("osd.repop_reply"), acc)
-        prim.pg_lock[op.pg] = max(prim.pg_lock.get(op.pg, 0), t)
+        prim.hold_pg(op.pg, t)
         op.ev[E_SUBREC] = max(op.ev[E_SUBREC], t)
         join.arrive(t, acc)
 
@@ -296,7 +296,7 @@ class Protocol:
         """Branch: the primary's own BlueStore transaction, then its commit callback."""
         t = yield from self.bluestore_commit(op, osd, th, self.k.now, acc, handoff=False)
         t = osd.shards[op.pg % len(osd.shards)][0].run(t, self.kc("osd.commit_cb"), acc)
-        osd.pg_lock[op.pg] = max(osd.pg_lock.get(op.pg, 0), t)
+        osd.hold_pg(op.pg, t)
         op.ev[E_OPCOMMIT] = t
         join.arrive(t, acc)
 
@@ -321,7 +321,7 @@ class Protocol:
             osd.throttle_deferred += cost
         t = th.run(t, self.kc("osd.bluestore_submit") + self.kc("kernel.io_submit"), acc,
                    handoff=handoff)
-        osd.pg_lock[op.pg] = max(osd.pg_lock.get(op.pg, 0), t)  # PG lock held until here
+        osd.hold_pg(op.pg, t)  # PG lock held until here
         if k.must_yield(t):
             yield t
         if not self.deferred:
@@ -461,7 +461,7 @@ class Protocol:
         if k.must_yield(t):
             yield t
         t = th.run(t, self.kc("kernel.io_complete"), acc)
-        osd.pg_lock[op.pg] = max(osd.pg_lock.get(op.pg, 0), t)
+        osd.hold_pg(op.pg, t)
         if k.must_yield(t):
             yield t
         t = worker.run(t, self.kc("osd.reply_send") + self.kc("kernel.tcp_tx", op.nbytes), acc)

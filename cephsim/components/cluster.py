@@ -47,6 +47,11 @@ class OSD:
     kv_batched: int = 0
     conns: dict = field(default_factory=dict)
 
+    def hold_pg(self, pg: int, t: int) -> None:
+        """The PG lock of ``pg`` is held until at least ``t``."""
+        held = self.pg_lock.get(pg, 0)
+        self.pg_lock[pg] = t if t > held else held
+
     def worker(self, peer: Hashable) -> Thread:
         """The msgr-worker owning the connection to ``peer``: fixed when the connection
         is made, on the worker with the fewest connections (NetworkStack::get_worker)."""

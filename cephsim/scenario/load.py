@@ -133,21 +133,17 @@ def _position(data: Any, loc: tuple[Any, ...]) -> tuple[int | None, int | None]:
     node, line, col = data, None, None
     for key in loc:
         if isinstance(node, CommentedMap) and key in node:
-            try:
-                ln, cl = node.lc.key(key)
-                line, col = ln + 1, cl + 1
-            except (KeyError, TypeError, AttributeError):
-                pass
-            node = node[key]
+            where = node.lc.key
         elif isinstance(node, CommentedSeq) and isinstance(key, int) and key < len(node):
-            try:
-                ln, cl = node.lc.item(key)
-                line, col = ln + 1, cl + 1
-            except (KeyError, TypeError, AttributeError):
-                pass
-            node = node[key]
+            where = node.lc.item
         else:
             break
+        try:
+            ln, cl = where(key)
+            line, col = ln + 1, cl + 1
+        except (KeyError, TypeError, AttributeError):
+            pass
+        node = node[key]
     return line, col
 
 
