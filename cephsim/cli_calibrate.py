@@ -19,7 +19,8 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def calibrate(
         files: Annotated[list[Path], typer.Argument(
-            help="Case files (calibration/cases/*.yaml); with --network: qperf outputs or a figures YAML.",
+            help="Case files (calibration/cases/*.yaml); with --network: qperf outputs or a figures YAML; "
+            "with --flush-sweeps: one sweep file.",
             show_default=False)],
         fit: Annotated[Optional[list[str]], typer.Option(
             "--fit", help="Free parameter (repeatable or comma-separated): scale, kcycles.<stage> or "
@@ -28,7 +29,7 @@ def register(app: typer.Typer) -> None:
             f"Default: {','.join(DEFAULT_FIT)}.")] = None,
         output: Annotated[Optional[Path], typer.Option(
             "--output", "-o", help="Write the fitted profile (ceph.profile format); with several "
-            "releases one file per release (NAME-RELEASE.yaml).")] = None,
+            "releases one file per release (NAME-RELEASE.yaml); with --flush-sweeps the fit report.")] = None,
         format: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
         seeds: Annotated[int, typer.Option(help="Seeds per evaluation (common random numbers).", min=1)] = 2,
         seed: Annotated[int, typer.Option(help="First seed.")] = 1,
@@ -43,6 +44,9 @@ def register(app: typer.Typer) -> None:
             "--cross-validate", help="Leave-one-out over the cases: fit on the others, predict the left-out one.")] = False,
         network: Annotated[bool, typer.Option(
             "--network", help="Fit the per-hop network model (fixed + per-byte) to qperf outputs.")] = False,
+        flush_sweeps: Annotated[bool, typer.Option(
+            "--flush-sweeps", help="Fit consumer drives' flush cost per dirty 4 KiB unit to sync-write job sweeps "
+            "(calibration/consumer-flush/sweeps.yaml).")] = False,
         speed: Annotated[Optional[str], typer.Option(help="--network: link speed, e.g. 10Gbit/s (for the wire share).")] = None,
         kernel_us: Annotated[float, typer.Option(help="--network: kernel TCP stack, both sides, us.")] = 6.0,
         switch_us: Annotated[float, typer.Option(help="--network: switch port-to-port latency, us.")] = 0.5,
@@ -51,8 +55,19 @@ def register(app: typer.Typer) -> None:
             "--store-and-forward", help="--network: the switch stores and forwards (serialises every link).")] = False,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")] = False,
     ) -> None:
-        """Fit software costs to measured cases; cross-validate; or fit a network hop to qperf."""
+        """Fit software costs to measured cases; cross-validate; fit a network hop to qperf; or fit consumer drives' flush cost to job sweeps."""
         try:
+            if flush_sweeps:
+                from cephsim.calibrate.flushfit import fit_sweeps, fit_text as flush_text
+
+                if len(files) != 1:
+                    raise CephsimError.single("--flush-sweeps takes one sweep file "
+                                              "(e.g. calibration/consumer-flush/sweeps.yaml)")
+                source, fits = fit_sweeps(files[0])
+                text = (json.dumps({"source": source, "fits": [f.to_dict() for f in fits]}, indent=2) + "\n"
+                        if format is Format.json else flush_text(source, fits))
+                _emit(text, output)
+                return
             if network:
                 from cephsim.calibrate.netfit import netfit, netfit_text
                 from cephsim.units import parse_rate_bps

@@ -134,11 +134,29 @@ class DiskModel(_Entry):
     read_4k: DistSpec = Field(description="Service time of one 4 KiB random read.")
     write_bandwidth_bps: float = Field(alias="write_bandwidth", description="Sustained write bandwidth; sets the extra time of larger writes.")
     read_bandwidth_bps: float = Field(alias="read_bandwidth", description="Sustained read bandwidth.")
+    flush_per_dirty_unit_ns: int | None = Field(
+        None, alias="flush_per_dirty_unit",
+        description="Flash without PLP only (required there): what a FLUSH CACHE costs per further "
+                    "4 KiB unit written since the previous flush, beyond the one unit that `flush` "
+                    "already covers (NAND programming of data and mapping).")
     notes: str | None = None
 
     _r = field_validator("write_bandwidth_bps", "read_bandwidth_bps", mode="before")(
         lambda cls, v: parse_rate_bps(v))
+    _u = field_validator("flush_per_dirty_unit_ns", mode="before")(
+        lambda cls, v: None if v is None else _d(v))
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    @model_validator(mode="after")
+    def _volatile_cache_cost(self) -> DiskModel:
+        volatile = not self.plp and self.media == "flash"
+        if volatile and self.flush_per_dirty_unit_ns is None:
+            raise ValueError("flash without PLP needs flush_per_dirty_unit (the flush cost per further "
+                             "dirty 4 KiB unit; see calibration/consumer-flush)")
+        if not volatile and self.flush_per_dirty_unit_ns is not None:
+            raise ValueError("flush_per_dirty_unit applies to flash without PLP only (a PLP drive's "
+                             "cache is write-through; the HDD model runs with its cache off)")
+        return self
 
 
 class NICModel(_Entry):

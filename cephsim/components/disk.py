@@ -21,9 +21,10 @@
   volatile cache, FLUSH CACHE must program every 4 KiB unit written since the
   previous flush (data and FTL mapping) to NAND.  The catalog's ``flush`` is
   the flush of *one* dirty 4 KiB write (the single-job sync-write figure); each
-  further dirty unit adds ``CONSUMER_PROGRAM_NS``.  That reproduces the
-  measured job sweeps of components.md §3: consumer drives saturate early
-  and at low totals (total sync IOPS -> 1 / CONSUMER_PROGRAM_NS), whereas PLP
+  further dirty unit adds the drive's ``flush_per_dirty_unit`` (fitted per drive
+  by replaying its measured job sweep, ``cephsim.calibrate.flushfit``).  That
+  reproduces the sweeps of components.md §3: consumer drives saturate early
+  and at low totals (total sync IOPS -> 1 / flush_per_dirty_unit), whereas PLP
   drives (write-through cache, flush ~ a syscall) scale with parallelism.
   Background writes that dirty the cache without being on an op's path
   (RocksDB memtable flush / compaction, :meth:`Disk.background`) are charged
@@ -37,23 +38,6 @@ import math
 
 from cephsim.catalog.models import DiskModel
 from cephsim.engine.draw import Sampler
-
-#: NAND program cost per dirty 4 KiB unit a consumer (no-PLP) flash drive pays at
-#: FLUSH CACHE, beyond the first.  Fitted to the job sweeps in components.yaml (TheJJ
-#: ceph-diskbench, fio --fdatasync=1 --rw=write, 1 job vs the best of 2..16 jobs) by
-#: replaying each sweep through this class (N jobs, write + flush each, flush merging):
-#: the c at which the replay gives the measured N-job total.  (The earlier c = 1/max_iops
-#: took the measured total for the N -> inf asymptote of N/(flush + c*(N-1)); at the
-#: measured N that under-predicts the sweep, e.g. 860 EVO 1425 vs 1728 IOPS at 14 jobs.)
-#: Replay fits: 860 EVO 447 us (14 jobs), WD Blue 289 (2), Extreme Pro 151 (8),
-#: 860 PRO 93 (15), Intel 545 63 (8), Ultra II 57 (8) (SATA); 970 PRO 900 us (least
-#: squares over its 2..5-job points, which fall with N), PM981-class 850 (NVMe).
-#: Class values (no per-drive catalog field yet), estimates: SATA = the 860 EVO, which
-#: components.yaml names the closest measured proxy for the 850/870 EVO and MX500 class
-#: that ``generic-consumer-sata`` stands for; NVMe = the 970 PRO.  Caveat: in those
-#: sweeps every job writes the same sequential LBAs, so a drive that merges rewrites of
-#: one LBA in its cache pays less per unit there than for Ceph's scattered writes.
-CONSUMER_PROGRAM_NS = {"sata": 450_000, "nvme": 900_000, "sas": 450_000}
 
 
 class Disk:
@@ -72,8 +56,7 @@ class Disk:
         self.read_bw = model.read_bandwidth_bps / 8e9
         self.bw_free = 0  #: when the device-wide data pipe frees
         #: no-PLP flash: NAND program cost per dirty 4 KiB unit at the next flush
-        self.per_dirty_ns = (CONSUMER_PROGRAM_NS[model.interface]
-                             if (not model.plp and model.media == "flash") else 0)
+        self.per_dirty_ns = model.flush_per_dirty_unit_ns or 0
         self.dirty = 0.0  #: 4 KiB units written since the last flush started (no-PLP only)
         self.flush_start = -1
         self.flush_end = -1
