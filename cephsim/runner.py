@@ -51,6 +51,8 @@ class RunResult:
     engine: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     monitors: Any = None  #: :class:`cephsim.monitors.MonitorReport` when the scenario has monitors
+    #: the simulated components as the run left them (threads, disks, ports), for inspection
+    cluster: Any = field(default=None, repr=False, compare=False)
 
     @property
     def scenario(self) -> Scenario:
@@ -156,6 +158,7 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
     return RunResult(resolved=r, seed=seed, records=rec, runtime_ns=runtime, sim_end_ns=kernel.now,
                      wall_s=wall, kernel_steps=kernel.steps, simpy_events=kernel.simpy_events,
                      utilization=util, saturation=_saturation(cluster, t_last), io_counts=counts,
+                     cluster=cluster,
                      engine={"python": platform.python_version(), "simpy": simpy.__version__,
                              "numpy": np.__version__, "cephsim": __version__},
                      warnings=_warnings(rec, r) + loss_warnings(rec, r) + site_warnings(r)

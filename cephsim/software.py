@@ -22,6 +22,17 @@ from cephsim.dists import DistSpec
 from cephsim.errors import CephsimError, Problem
 
 
+def runs_kernel_code(stage: str) -> bool:
+    """Stages that run Linux kernel code (TCP, scheduler, block layer, krbd/CephFS/libceph).
+
+    The release's ``scale`` is fitted on end-to-end Ceph latency and stands for what the
+    estimated split misses in Ceph's own code; the kernel's costs do not change with the
+    Ceph release and are anchored to kernel measurements (qperf's ~6 us of TCP stack per
+    round trip, ``calibrate --network``), so the scale does not apply to them.
+    """
+    return stage.startswith("kernel.") or stage.startswith("client.kernel")
+
+
 class Tails(BaseModel):
     """Background work that stalls an OSD's commit thread (RocksDB memtable flush and
     compaction write stalls, BlueFS log compaction): a Poisson process per OSD."""
@@ -38,7 +49,7 @@ class ReleaseCosts(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     basis: str = Field(description="Where these numbers come from.")
-    scale: float = Field(gt=0, description="Common factor applied to every stage cost (the fitted part).")
+    scale: float = Field(gt=0, description="Common factor applied to every stage cost of Ceph's own code (the fitted part); kernel stages are not scaled.")
     kcycles: dict[str, float] = Field(description="Per-stage CPU work, kilocycles at per-clock 1.0, before scale.")
     logging_overhead: float = Field(ge=0, description="Extra fraction of OSD CPU work with default debug levels.")
     cpu_jitter_sigma: float = Field(ge=0, description="Per-stage CPU work is multiplied by a lognormal factor with this sigma (cache misses, interrupts).")
@@ -47,8 +58,8 @@ class ReleaseCosts(BaseModel):
     tails: Tails
 
     def cost(self, stage: str) -> float:
-        """Scaled kilocycles of a stage."""
-        return self.kcycles[stage] * self.scale
+        """Kilocycles of a stage: Ceph's code scaled by the release factor, the kernel's not."""
+        return self.kcycles[stage] * (1.0 if runs_kernel_code(stage) else self.scale)
 
 
 class SoftwareFile(BaseModel):
@@ -102,7 +113,7 @@ def release_costs(release: str, profile_path: Path | None = None,
         kc = dict(update.get("kcycles", base.kcycles))
         scale = update.get("scale", base.scale)
         for k, v in overrides.items():
-            kc[k] = v / scale
+            kc[k] = v if runs_kernel_code(k) else v / scale
         update["kcycles"] = kc
     return base.model_copy(update=update) if update else base
 

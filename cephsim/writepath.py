@@ -167,8 +167,9 @@ class Protocol:
         rbd (librbd): fio thread -> librbd op thread -> msgr-worker; reply: msgr-worker ->
         librados finisher -> fio thread.  rados (librados directly): the caller runs the
         Objecter itself.  krbd / CephFS kernel client: the fio thread's syscall queues
-        the request to a kworker running libceph, which sends it; the reply is handled
-        by the kworker and completes the request, waking the fio thread.
+        the request to a kworker on its CPU (rbd / VFS work, libceph encode), which
+        sends it; the reply is read by libceph's work item for that OSD connection
+        (:meth:`Cluster.kernel_conn`), which completes the request and wakes fio.
         """
         k, c, acc, job = self.k, self.c, op.acc, op.job
         engine = self.engine
@@ -205,7 +206,8 @@ class Protocol:
         if k.must_yield(t):
             yield t
         if kernel_client:
-            t = sender.run(t, self.kc("client.kernel_complete") + self.kc("kernel.tcp_rx", back), acc)
+            t = c.kernel_conn(job.host, primary.id).run(
+                t, self.kc("client.kernel_complete") + self.kc("kernel.tcp_rx", back), acc)
         else:
             t = sender.run(t, self.kc("client.msgr_recv") + self.kc("kernel.tcp_rx", back), acc)
             if k.must_yield(t):

@@ -51,7 +51,12 @@ def test_hdd_rados_qd1_grows_by_4d_when_every_host_is_delayed(delay_ms):
 @given(d=st.lists(st.sampled_from([0, 20, 40, 80, 160]), min_size=2, max_size=2, unique=True))
 def test_rados_bench_write_throughput_falls_as_delay_grows(d):
     lo, hi = sorted(d)
-    assert write_bw(hi) <= write_bw(lo) * 1.02
+    # averaged over two seeds: a 20 ms step moves an 80-I/O run on HDDs by about as much
+    # as changing the seed does (+-3 %); the mean must not rise beyond 2 %
+    def bw(ms: float) -> float:
+        return float(np.mean([write_bw(ms, seed=s) for s in (1, 2)]))
+
+    assert bw(hi) <= bw(lo) * 1.02
 
 
 def test_rados_bench_sweep_table_write_and_randread():

@@ -59,3 +59,36 @@ def test_seed001_scenarios_run_and_name_the_disk(name: str) -> None:
     # consumer SATA flushes saturate: the busiest resource is a disk
     assert res.saturation["busiest"][0]["kind"] == "disk"
     assert 150 < _iops(res) < 600
+
+
+KRBD = SC / "nvme-krbd-randrw-qd64.yaml"
+
+
+def test_kernel_client_reads_replies_per_osd_connection() -> None:
+    # libceph reads each OSD connection in its own work item (ceph-msgr workqueue, RSS
+    # CPU): completions spread over one kworker per OSD, the submitting kworker only sends
+    res = run_scenario(load_scenario(KRBD, ["run.ios=3000", "run.ramp_ios=600"]), scenario_path=KRBD)
+    cluster = res.cluster
+    conns = cluster.kernel_conns
+    assert len(conns) == len(cluster.osds)  # one per primary OSD the job reached
+    assert all(th.runs > 0 for th in conns.values())
+    job = cluster.jobs[0]
+    sent_only = job.kworker.busy_ns
+    completed = sum(th.busy_ns for th in conns.values())
+    assert 0 < sent_only and 0 < completed
+    # a single krbd job at iodepth 64 is no longer capped by one kernel thread doing both
+    assert _iops(res) > 50_000
+
+
+def test_kernel_stages_do_not_take_the_release_scale() -> None:
+    from cephsim.software import release_costs
+
+    nautilus, reef = release_costs("nautilus"), release_costs("reef")
+    assert nautilus.scale != reef.scale
+    for stage in ("kernel.tcp_tx", "kernel.wakeup", "client.kernel", "client.kernel_complete"):
+        assert nautilus.cost(stage) == reef.cost(stage) == nautilus.kcycles[stage]
+    assert nautilus.cost("osd.do_op") == nautilus.kcycles["osd.do_op"] * nautilus.scale
+    # a scenario override is absolute for both kinds of stage
+    c = release_costs("reef", overrides={"kernel.tcp_tx": 10.0, "osd.do_op": 100.0})
+    assert c.cost("kernel.tcp_tx") == pytest.approx(10.0)
+    assert c.cost("osd.do_op") == pytest.approx(100.0)

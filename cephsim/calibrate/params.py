@@ -2,7 +2,8 @@
 
 Names (``--fit``):
 
-- ``scale``: the release's common factor on every stage cost;
+- ``scale``: the release's common factor on every stage cost of Ceph's own code (kernel
+  stages, ``kernel.*`` and ``client.kernel*``, are not scaled);
 - ``kcycles.<stage>`` (or just ``<stage>``, e.g. ``kernel.tcp_tx``, ``osd.do_op``):
   one stage's kilocycles before ``scale``;
 - ``cpu_jitter_sigma``, ``logging_overhead``;

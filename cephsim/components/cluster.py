@@ -69,7 +69,7 @@ class ClientJob:
     librbd: Thread  #: librbd op thread (rbd engine)
     msgr: list[Thread]  #: librados messenger workers (rbd, rados engines)
     finisher: Thread  #: librados finisher (rbd, rados engines)
-    kworker: Thread  #: kernel client work (krbd, cephfs engines: libceph workqueue)
+    kworker: Thread  #: kernel client submission (krbd, cephfs engines): rbd/VFS work on fio's CPU
     conns: dict = field(default_factory=dict)
 
     def worker(self, peer: Hashable) -> Thread:
@@ -107,6 +107,9 @@ class Cluster:
         for j in range(r.scenario.workload.numjobs):
             host = r.clients[j % len(r.clients)]
             self.jobs.append(self._build_job(host, j))
+        #: kernel client (krbd, cephfs): libceph's work item per OSD connection, shared by
+        #: the jobs of a host (one ceph client instance per host)
+        self.kernel_conns: dict[tuple[str, int], Thread] = {}
         self.ports: dict[str, Port] = {}
         self.paths: dict[tuple[str, str], Path] = {}
         self._routers: list[Thread] = []
@@ -162,6 +165,20 @@ class Cluster:
                                for i in range(self.r.ceph.msgr_workers)],
                          finisher=self._thread(f"{n}.finisher", cores),
                          kworker=self._thread(f"{n}.kworker", cores))
+
+    def kernel_conn(self, host: str, osd: int) -> Thread:
+        """The kworker running libceph's work for ``host``'s connection to ``osd``.
+
+        Linux queues ``ceph_con_workfn`` per connection on the ceph-msgr workqueue, from
+        the CPU that received the packets (RSS spreads connections over CPUs): replies
+        from different OSDs are read and completed in parallel, those from one OSD in
+        order.  Created on first use.
+        """
+        th = self.kernel_conns.get((host, osd))
+        if th is None:
+            th = self.kernel_conns[(host, osd)] = self._thread(
+                f"{host}.osd{osd}-con.kworker", self.host_cores[host][1])
+        return th
 
     # ------------------------------------------------------------------ network
     def _build_fabric(self) -> None:
