@@ -78,9 +78,10 @@ def register(app: typer.Typer) -> None:
                         if format is Format.json else netfit_text(fits, warn))
                 _emit(text, None)
                 return
-            if output is not None and not output.resolve().parent.is_dir():
-                # say so before a fit of several minutes, not after it
-                raise CephsimError.single("output directory does not exist", file=str(output))
+            if output is not None:  # before a fit of several minutes, not after it
+                from cephsim.output import check_output_dir
+
+                check_output_dir(output)
             from cephsim.calibrate.cases import load_cases
             from cephsim.calibrate.fit import FitOptions, calibrate as run_fit, fit_text, write_profiles
             from cephsim.calibrate.objective import prepare

@@ -133,6 +133,14 @@ def test_cli_network_and_errors(tmp_path: Path) -> None:
     assert r.exit_code == 2 and "cephsim: error:" in r.output and "unknown parameter" in r.output
     r = runner.invoke(app, ["calibrate", str(tmp_path / "none.yaml")])
     assert r.exit_code == 2 and "no such case file" in r.output
+    # a missing output directory is reported before the fit starts (nothing is written)
+    r = runner.invoke(app, ["calibrate", str(CASES / "wido-2019.yaml"), "-o",
+                            str(tmp_path / "missing" / "p.yaml")])
+    assert r.exit_code == 2 and "output directory does not exist" in r.output
+    assert "missing" in r.output and "eval" not in r.output and not (tmp_path / "missing").exists()
+    sweeps = str(ROOT / "calibration" / "consumer-flush" / "sweeps.yaml")
+    r = runner.invoke(app, ["calibrate", "--flush-sweeps", sweeps, sweeps])
+    assert r.exit_code == 2 and "--flush-sweeps takes one sweep file" in r.output
 
 
 def test_cli_fit_tiny(tmp_path: Path) -> None:

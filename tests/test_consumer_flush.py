@@ -7,6 +7,7 @@ write + fdatasync at qd 1.  Replayed through :class:`Disk` (flush merging, the d
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -86,8 +87,6 @@ def test_cli_fits_a_sweep_file(tmp_path: Path) -> None:
     f.write_text('source: "test"\ndrives:\n  intel-545: {iops: {1: 1500, 8: 6460}}\n')
     r = CliRunner().invoke(app, ["calibrate", "--flush-sweeps", str(f), "-f", "json"])
     assert r.exit_code == 0, r.output
-    import json
-
     fit = json.loads(r.output)["fits"][0]
     assert fit["disk"] == "intel-545"
     assert fit["fitted_ns"] == pytest.approx(63_000, rel=0.1)
