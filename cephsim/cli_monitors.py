@@ -40,16 +40,26 @@ def _dur(opt: str, v: str) -> int:
     return ns
 
 
-def threshold_text(name: str, setup, ths, seeds, base_ns: int) -> str:  # noqa: ANN001
+def threshold_text(name: str, ths, seeds, base_ns: int, lo_ns: int, hi_ns: int,
+                   points: int) -> str:  # noqa: ANN001
+    from cephsim.monitors.thresholds import grid_spacing
+
     lines = [f"mon-threshold: {name} (seeds {', '.join(map(str, seeds))}; majority verdict per RTT; "
-             f"every monitor-path delay scaled, scenario's largest monitor RTT {base_ns / 1e6:g} ms)"]
+             f"every monitor-path delay scaled, scenario's largest monitor RTT {base_ns / 1e6:g} ms)",
+             f"  scanned {points} RTTs from {lo_ns / 1e6:g} to {hi_ns / 1e6:g} ms "
+             f"({grid_spacing(lo_ns, hi_ns, points):.0%} apart), then bisected each change"]
     if not ths:
         lines.append("  the verdict does not change over the RTT range searched")
     for t in ths:
         lines.append(f"  {t.from_state} -> {t.to_state}: between {t.below_rtt_ns / 1e6:.0f} and "
                      f"{t.above_rtt_ns / 1e6:.0f} ms RTT; timer responsible: {t.timer or 'none'}")
         if t.detail:
-            lines.append(f"      first timer tripped just above: {t.detail}")
+            side = "just below" if t.improves else "just above"
+            lines.append(f"      first timer tripped {side}: {t.detail}")
+    if any(t.improves for t in ths):
+        lines.append("  note: the verdict is not monotone in RTT here: a longer RTT does better in "
+                     "places, where the RTT's phase against the fixed timers lets Paxos updates "
+                     "land in time; read the verdict near these RTTs as fragile")
     return "\n".join(lines) + "\n"
 
 
@@ -62,6 +72,7 @@ def register(app: typer.Typer) -> None:
         lo: Annotated[str, typer.Option("--lo", help="Smallest monitor RTT searched.")] = "1ms",
         hi: Annotated[str, typer.Option("--hi", help="Largest monitor RTT searched.")] = "12800ms",
         tol: Annotated[str, typer.Option("--tol", help="Bisection stops when the bracket is this narrow.")] = "100ms",
+        points: Annotated[int, typer.Option("--points", help="RTTs scanned (log-spaced) before bisecting each change; windows narrower than the spacing can be missed.")] = 33,
     ) -> None:
         """Search the monitor RTT at which the verdict changes (healthy -> unstable -> broken)."""
         from cephsim.cli import _fail
@@ -74,13 +85,16 @@ def register(app: typer.Typer) -> None:
             lo_ns, hi_ns, tol_ns = _dur("--lo", lo), _dur("--hi", hi), _dur("--tol", tol)
             if lo_ns >= hi_ns:
                 raise CephsimError.single("--lo must be smaller than --hi")
+            if points < 2:
+                raise CephsimError.single("--points: scan at least 2 RTTs")
             sc, r = load_resolved(scenario, set_)
             if r.monitors is None:
                 raise CephsimError.single("the scenario has no monitors section", file=str(scenario),
                                           path="monitors")
             setup = r.monitors
             ths = find_thresholds(setup.spec, setup.net_at_rtt, seeds=sd, lo=lo_ns, hi=hi_ns,
-                                  tol_ns=tol_ns)
-            typer.echo(threshold_text(sc.name, setup, ths, sd, setup.max_mon_rtt_ns()), nl=False)
+                                  tol_ns=tol_ns, points=points)
+            typer.echo(threshold_text(sc.name, ths, sd, setup.max_mon_rtt_ns(), lo_ns, hi_ns,
+                                      points), nl=False)
         except CephsimError as e:
             _fail(e)

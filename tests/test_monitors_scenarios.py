@@ -42,16 +42,33 @@ def test_json_carries_monitors(run_cli):
 
 
 def test_mon_threshold_cli(run_cli):
-    r = run_cli("mon-threshold", SCEN[1600], "--seeds", "1,2", "--tol", "200ms")
+    r = run_cli("mon-threshold", SCEN[1600], "--seeds", "1,2", "--tol", "200ms",
+                "--lo", "1s", "--hi", "6400ms", "--points", "9")
     assert r.exit_code == 0, r.output
+    assert "scanned 9 RTTs from 1000 to 6400 ms (26% apart)" in r.stdout
     lines = [ln for ln in r.stdout.splitlines() if "->" in ln and "RTT" in ln]
-    assert len(lines) == 2, r.stdout
     import re
     (lo1, hi1), (lo2, hi2) = [tuple(map(int, re.search(r"between (\d+) and (\d+) ms", ln).groups()))
-                              for ln in lines]
+                              for ln in lines[:2]]
     assert "healthy -> unstable" in lines[0] and "unstable -> broken" in lines[1]
     assert 1600 < hi1 <= 3200 and 3200 < hi2 <= 6400, r.stdout
     assert all("timer responsible: mon_" in ln for ln in lines)
+    # anything further is a window better than both sides, and the report says so
+    assert len(lines) in (2, 4), r.stdout
+    assert ("not monotone" in r.stdout) == (len(lines) == 4)
+
+
+def test_mon_threshold_reports_a_non_monotone_window(run_cli):
+    r = run_cli("mon-threshold", SCEN[3200], "--seeds", "1", "--tol", "200ms",
+                "--lo", "4200ms", "--hi", "5200ms", "--points", "6")
+    assert r.exit_code == 0, r.output
+    assert "broken -> unstable" in r.stdout and "unstable -> broken" in r.stdout, r.stdout
+    assert "first timer tripped just below" in r.stdout and "not monotone" in r.stdout
+
+
+def test_mon_threshold_bad_points(run_cli):
+    r = run_cli("mon-threshold", SCEN[1600], "--points", "1")
+    assert r.exit_code == 2 and "--points" in r.output and "Traceback" not in r.output
 
 
 def test_mon_threshold_without_monitors_is_a_clean_error(run_cli):
