@@ -18,7 +18,7 @@ from typing import Any
 from cephsim.catalog.load import load_catalog
 from cephsim.catalog.models import CPUModel, CState, DiskModel, NICModel, SwitchModel
 from cephsim.errors import CephsimError
-from cephsim.scenario.schema import CPUTuning, Netem, Scenario
+from cephsim.scenario.schema import CPUTuning, Netem, Scenario, TcpSettings
 from cephsim.software import ReleaseCosts, release_costs
 
 #: release -> (op shards, threads per shard) for SSD and HDD (ceph-internals.md §3.1)
@@ -63,6 +63,7 @@ class NetworkConfig:
     spine: SwitchModel | None
     spine_cpu: CPUConfig | None
     link_netem: dict[tuple[str, str], Netem] = field(default_factory=dict)
+    tcp: TcpSettings = field(default_factory=TcpSettings)
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +205,7 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
             links.setdefault((ln.dst, ln.src), imp)
     _add_site_links(scenario, hosts, links)
     net = NetworkConfig(mtu=scenario.network.mtu, kind=topo.kind, switch=switch, spine=spine,
-                        spine_cpu=spine_cpu, link_netem=links)
+                        spine_cpu=spine_cpu, link_netem=links, tcp=scenario.network.tcp)
 
     ceph = scenario.ceph
     media = "hdd" if any(h.disk and h.disk.media == "hdd" for h in hosts) else "ssd"
@@ -277,7 +278,8 @@ def resolved_dict(r: Resolved) -> dict[str, Any]:
                   for h in r.hosts],
         "network": {"mtu": r.network.mtu, "kind": r.network.kind, "switch": model(r.network.switch),
                     "spine": model(r.network.spine), "spine_cpu": cpu(r.network.spine_cpu),
-                    "links": [{"from": a, "to": b, **model(n)} for (a, b), n in r.network.link_netem.items()]},
+                    "links": [{"from": a, "to": b, **model(n)} for (a, b), n in r.network.link_netem.items()],
+                    "tcp": model(r.network.tcp)},
         "ceph": {"release": r.ceph.release, "debug_logging": r.ceph.debug_logging,
                  "op_shards": r.ceph.op_shards, "threads_per_shard": r.ceph.threads_per_shard,
                  "msgr_workers": r.ceph.msgr_workers, "write_mode": r.ceph.write_mode,

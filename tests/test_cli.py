@@ -236,6 +236,9 @@ def test_schema_is_json_schema(run_cli):
     assert "$schema" in s
     assert {"hosts", "network", "pool", "ceph", "workload", "run"} <= set(s["properties"])
     assert "hosts" in s.get("required", [])
+    # the copy shipped next to the scenarios (their yaml-language-server header points at it)
+    shipped = Path(__file__).resolve().parents[1] / "scenarios" / "cephsim.schema.json"
+    assert json.loads(shipped.read_text()) == s, "regenerate: cephsim schema > scenarios/cephsim.schema.json"
 
 
 def test_catalog_disks_lists_pm983_with_source(run_cli):

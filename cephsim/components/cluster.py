@@ -13,7 +13,7 @@ from typing import Any, Hashable
 
 from cephsim.components.cpu import CoreSet, Thread
 from cephsim.components.disk import Disk
-from cephsim.components.network import Hop, Impairment, Path, Port
+from cephsim.components.network import Hop, Impairment, Path, Port, TcpWindow
 from cephsim.components.placement import acting_sets
 from cephsim.dists import Normal, Sampler, Uniform
 from cephsim.engine.draw import fixed
@@ -276,6 +276,13 @@ class Cluster:
             imps.append(self._impairment(f"{src}.netem.{dst}", a.netem))
         if key_imp := net.link_netem.get((src, dst)):
             imps.append(self._impairment(f"link.{src}.{dst}.netem", key_imp))
-        return Path(uplink, hops, self.sampler(f"{src}.nic.tx.{dst}", a.nic.tx_latency),
+        tcp = net.tcp
+        window = TcpWindow(tcp.initial_window, int(tcp.rmem_max * tcp.window_fraction),
+                           tcp.slow_start_after_idle)
+        path = Path(uplink, hops, self.sampler(f"{src}.nic.tx.{dst}", a.nic.tx_latency),
                     self.sampler(f"{dst}.nic.rx.{src}", b.nic.rx_latency), imps, net.mtu, fwd_kc,
-                    name=f"net {src}->{dst}")
+                    name=f"net {src}->{dst}", tcp=window)
+        # the ACKs come back through the opposite direction's netem (mean delay)
+        back = [b.netem, net.link_netem.get((dst, src))]
+        path.rev_delay_ns = sum(n.delay for n in back if n is not None)
+        return path

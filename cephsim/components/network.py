@@ -16,6 +16,18 @@ A message of ``n`` payload bytes from host A to host B:
    forwards on a CPU core: it pays its own C-state wake-ups and runs at its
    governor's clock, which is what tuned profiles change.
 4. B's NIC receive latency (including interrupt moderation).
+5. TCP's window, where it binds: a message of more segments than the congestion
+   window goes out one window per round trip (slow start doubles the window each
+   round, up to the receive window), so it arrives later by every round trip the
+   sender spent waiting for ACKs instead of sending.  The window restarts at the
+   initial 10 segments after the connection was idle for an RTO (RFC 2861, Linux's
+   default ``tcp_slow_start_after_idle=1``).  On a LAN a window round trip is shorter
+   than the window's time on the wire, so nothing changes; with netem or WAN delay a
+   4 MiB message pays several round trips, and a fully open window still caps a
+   connection at one receive window (default 3 MiB) per round trip.  No congestion
+   avoidance or loss-driven window cuts (a loss costs an RTO, step 1).  One flow per host pair and
+   direction, as for bonding (Ceph opens one per daemon pair, so real flows are
+   idle more often: this is the optimistic side).
 
 Bonded links (LACP, ``bond: N``): a flow (one TCP connection, i.e. one
 host pair and direction here) is hashed onto one member link, on the host's
@@ -48,6 +60,22 @@ from cephsim.engine.kernel import Kernel
 TCP_HEADERS = 52  #: IP (20) + TCP (20) + timestamps option (12)
 WIRE_OVERHEAD = 90  #: per frame: TCP/IP 52 + Ethernet 18 + preamble/IFG 20
 TCP_RTO_MIN_NS = 200_000_000
+
+# TCP window defaults (scenario ``network.tcp``): initial window 10 segments (RFC 6928),
+# receive buffer autotuned up to tcp_rmem[2] = 6 MiB, half of it advertised as window.
+TCP_INITIAL_WINDOW = 10
+
+
+class TcpWindow:
+    """A host pair's TCP window settings, resolved (``network.tcp``)."""
+
+    __slots__ = ("initial", "max_bytes", "restart_after_idle")
+
+    def __init__(self, initial: int = TCP_INITIAL_WINDOW, max_bytes: int = 3 * 1024 * 1024,
+                 restart_after_idle: bool = True) -> None:
+        self.initial = initial  #: segments
+        self.max_bytes = max_bytes  #: largest window advertised: rmem_max x window_fraction
+        self.restart_after_idle = restart_after_idle
 
 
 class Port:
@@ -98,12 +126,14 @@ class Hop:
 class Path:
     """Everything between two hosts' sockets, in one direction."""
 
-    __slots__ = ("_shapes", "forwarding_kc", "hops", "impairments", "loopback", "mss",
-                 "rx_latency", "tx_latency", "uplink", "name")
+    __slots__ = ("_shapes", "cwnd", "forwarding_kc", "hops", "impairments", "last_send",
+                 "loopback", "mss", "rev_delay_ns", "rx_latency", "tcp", "tx_latency", "uplink",
+                 "name", "window_stall_ns")
 
     def __init__(self, uplink: Port, hops: list[Hop], tx_latency: Sampler,
                  rx_latency: Sampler, impairments: list[Impairment], mtu: int,
-                 forwarding_kc: float, name: str = "", loopback: bool = False) -> None:
+                 forwarding_kc: float, name: str = "", loopback: bool = False,
+                 tcp: TcpWindow | None = None) -> None:
         self.name = name
         self.loopback = loopback  #: same host: no NIC, wire or switch
         self.uplink = uplink
@@ -114,6 +144,11 @@ class Path:
         self.mss = mtu - TCP_HEADERS
         self.forwarding_kc = forwarding_kc
         self._shapes: dict[int, tuple[int, int, int]] = {}
+        self.tcp = tcp if tcp is not None else TcpWindow()
+        self.cwnd = self.tcp.initial  #: congestion window, segments
+        self.last_send = -(10**18)  #: when this flow last put data on the wire
+        self.rev_delay_ns = 0  #: mean netem delay of the opposite direction (the ACKs' way)
+        self.window_stall_ns = 0  #: total time messages waited for the window (a metric)
 
     def _shape(self, nbytes: int) -> tuple[int, int, int]:
         """Frames, wire bytes, and the first frame's time on the uplink, of a message."""
@@ -132,20 +167,27 @@ class Path:
         if self.loopback:
             return t
         frames, wire, first_ns = self._shape(nbytes)
+        netem = 0  # this message's added delay (one way)
         for imp in self.impairments:
             if imp.delay is not None:
-                t += max(0, imp.delay.draw())
+                d = imp.delay.draw()
+                if d > 0:
+                    netem += d
             if imp.loss > 0.0 and imp.uniform is not None:
                 if imp.uniform() < 1.0 - (1.0 - imp.loss) ** frames:
                     t += TCP_RTO_MIN_NS
-        t += self.tx_latency.draw()
+        t += netem
+        lat = self.tx_latency.draw()  # fixed latencies of the way, without wire and queues
+        t += lat
         if k.must_yield(t):
             yield t
         start, end = self.uplink.send(t, wire)
         queued = start - t
         for hop in self.hops:
             head = start + first_ns if hop.cut_through else end
-            ready = head + hop.latency.draw()
+            hl = hop.latency.draw()
+            lat += hl
+            ready = head + hl
             if hop.router is not None:
                 if k.must_yield(ready):
                     yield ready
@@ -156,10 +198,41 @@ class Path:
             queued += s2 - ready
             # the egress cannot finish before the last bit has arrived
             start, end = s2, max(e2, end + (e2 - s2 if not hop.cut_through else 0))
-        t = end + self.rx_latency.draw()
+        rx = self.rx_latency.draw()
+        t = end + rx
+        if frames > self.tcp.initial:  # only a message bigger than a window can wait for one
+            # round trip: both ways' fixed latencies, this way's netem, the ACKs' netem
+            stall = self._window_stall(t0, frames, 2 * (lat + rx) + netem + self.rev_delay_ns)
+            t += stall
+            end += stall  # ACK-clocked: its last segment left that much later
+        self.last_send = end
         if acc is not None:
             acc[0] += t - t0 - queued
             acc[4] += queued
             if type(acc) is not list:  # a traced op: one span per message
                 acc.spans.append((self.name, "net", t0, t0, t, queued))  # type: ignore[attr-defined]
         return t
+
+    def _window_stall(self, t0: int, frames: int, rtt: int) -> int:
+        """Time a message of ``frames`` segments, sent at ``t0``, waits for ACKs.
+
+        ``rtt``: the round trip outside the wire and the queues.  Each full window takes
+        max(rtt, the window's time on the wire) to come back as ACKs; the part beyond its
+        wire time is the stall.
+        """
+        tcp = self.tcp
+        if tcp.restart_after_idle and t0 - self.last_send > rtt + TCP_RTO_MIN_NS:
+            self.cwnd = tcp.initial  # idle longer than an RTO (srtt + 200 ms): slow start again
+        wmax = max(tcp.initial, tcp.max_bytes // self.mss)
+        seg_ns = (self.mss + WIRE_OVERHEAD) * 8e9 / self.uplink.bps
+        w, left, waited = self.cwnd, frames, 0.0
+        while left > w:
+            left -= w
+            wire = w * seg_ns
+            if wire < rtt:
+                waited += rtt - wire
+            w = min(2 * w, wmax)
+        self.cwnd = w
+        stall = int(waited)
+        self.window_stall_ns += stall
+        return stall

@@ -121,12 +121,22 @@ class Topology(_M):
     spine_tuning: CPUTuning | None = Field(None, description="leaf-spine with software routers: the routers' power tuning (tuned profile).")
 
 
+class TcpSettings(_M):
+    """The hosts' TCP settings that decide how fast a large message crosses a long round trip."""
+
+    rmem_max: Size = Field(6 * 1024 * 1024, ge=65536, description="Largest receive buffer autotuning may grow to (net.ipv4.tcp_rmem's third value; Linux default 6 MiB since 4.20; WAN-tuned hosts often use 64-256 MiB). Ceph's ms_tcp_rcvbuf = 0 leaves it to the kernel.")
+    window_fraction: float = Field(0.5, gt=0, le=1, description="Share of the receive buffer advertised as window (tcp_adv_win_scale = 1 gives 1/2; kernels from 6.6 estimate it from the driver's buffer truesize, typically 0.5-0.7).")
+    initial_window: int = Field(10, ge=1, le=1000, description="Initial congestion window in segments (RFC 6928; Linux default 10, route option initcwnd).")
+    slow_start_after_idle: bool = Field(True, description="net.ipv4.tcp_slow_start_after_idle: a connection idle for an RTO restarts from the initial window (Linux default on).")
+
+
 class Network(_M):
     """Links, MTU, topology and impairments."""
 
     mtu: int = Field(1500, ge=576, le=9216, description="Ethernet MTU in bytes on every link.")
     topology: Topology = Field(default_factory=Topology)
     links: list[LinkNetem] = Field(default_factory=list, description="netem on individual host-to-host directions.")
+    tcp: TcpSettings = Field(default_factory=TcpSettings, description="TCP window settings of every host (only matter for messages larger than the window over a long round trip: large blocks with netem or WAN delay).")
 
 
 _NAME = r"^[a-z][a-z0-9-]*$"
