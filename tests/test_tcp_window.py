@@ -100,3 +100,13 @@ def test_small_messages_never_see_the_window():
 def test_bad_tcp_settings_are_clean_errors(run_cli, key, value):
     r = run_cli("validate", OSD_NETEM, "--set", f"{key}={value}")
     assert r.exit_code == 2 and key.rsplit(".", 1)[1] in r.output and "Traceback" not in r.output
+
+
+def test_report_names_the_window_wait_and_its_settings(run_cli):
+    r = run_cli("run", OSD_NETEM, "--set", "run.ios=40", "--set", "run.ramp_ios=16")
+    assert r.exit_code == 0, r.output
+    line = next(ln for ln in r.stdout.splitlines() if "TCP window:" in ln)
+    assert "receive window 3 MiB" in line and "um-stor0" in line
+    # a LAN run at 4 KiB never waits for the window: no such line
+    q = run_cli("run", ROOT / "scenarios" / "quickstart.yaml", "--set", "run.ios=300")
+    assert q.exit_code == 0 and "TCP window" not in q.stdout

@@ -7,7 +7,10 @@ in ``RunResult.warnings`` (the ``warning:`` lines of the text report and
 * :func:`loss_warnings` -- computed from the measured ops: with netem loss anywhere on the
   data path, the ops that took at least ``TCP_RTO_MIN`` (200 ms) x 0.9 longer than the
   median are the ones that waited for a retransmission timeout (the data-path network model
-  charges one RTO per lost message; nothing else adds a 200 ms step).
+  charges one RTO per lost message; only a TCP window wait over a round trip of 180 ms or
+  more could add a step that large, and :func:`window_warnings` reports those).
+* :func:`window_warnings` -- how long messages larger than the TCP window waited for ACKs
+  (``network.tcp``; the wait per path is counted by the network model).
 * :func:`site_warnings` -- the stretch-mode rule of thumb (ceph.io "Stretch Clusters Part 2",
   2025; measurements.yaml ``cephio-2025-stretch-guidance``): data sites within 10 ms RTT of
   each other, the tie-breaker monitor within 100 ms RTT of the data sites; and, from the
@@ -135,3 +138,23 @@ def monitor_warnings(report: Any) -> list[str]:
         return []
     return [f"monitors {report.state}: {'; '.join(report.reasons)}; first timer tripped: "
             f"{report.first_timer_tripped or 'none'}"]
+
+
+def window_warnings(paths: dict, ios: int, mean_latency_ns: float, tcp: Any) -> list[str]:
+    """A line when waiting for the TCP window is a visible part of the latency (>= 1 %)."""
+    waits = {k: p.window_stall_ns for k, p in paths.items() if p.window_stall_ns > 0}
+    total = sum(waits.values())
+    if not ios or not total or mean_latency_ns <= 0:
+        return []
+    per_io = total / ios
+    if per_io < 0.01 * mean_latency_ns:
+        return []
+    top = sorted(waits.items(), key=lambda kv: -kv[1])[:3]
+    where = ", ".join(f"{a}->{b} {w / 1e9:.1f} s" for (a, b), w in top)
+    window = tcp.rmem_max * tcp.window_fraction / 2**20
+    return [f"TCP window: messages larger than the window waited for ACKs, {per_io / 1e6:.1f} ms per "
+            f"I/O summed over its messages (parallel replica sends each count, so not all of it is "
+            f"on the critical path; mean latency {mean_latency_ns / 1e6:.1f} ms); most on {where}; "
+            f"receive window {window:.3g} MiB (network.tcp.rmem_max x window_fraction), "
+            f"initial window {tcp.initial_window} segments, slow start after idle "
+            f"{'on' if tcp.slow_start_after_idle else 'off'}"]
