@@ -163,7 +163,7 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
                      engine={"python": platform.python_version(), "simpy": simpy.__version__,
                              "numpy": np.__version__, "cephsim": __version__},
                      warnings=_warnings(rec, r) + loss_warnings(rec, r) + site_warnings(r)
-                     + window_warnings(cluster.paths, wl.issued, _mean_latency(rec), r.network.tcp)
+                     + window_warnings(cluster.paths, wl.issued, rec, r.network.tcp)
                      + monitor_warnings(mon_report),
                      monitors=mon_report)
 
@@ -239,11 +239,6 @@ def _saturation(cluster: Cluster, t_end: int) -> dict[str, Any]:
             break
     sat = bool(top) and top[0]["utilization"] >= SATURATED
     return {"saturated": top[0] if sat else None, "threshold": SATURATED, "busiest": top}
-
-
-def _mean_latency(rec: Recorder) -> float:
-    a = rec.arrays()
-    return float((a["complete"] - a["submit"]).mean()) if a["complete"].size else 0.0
 
 
 def _warnings(rec: Recorder, r: Resolved) -> list[str]:

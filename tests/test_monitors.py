@@ -115,7 +115,7 @@ def _steps(changes: list[int], levels: list[int]):
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(min_value=0, max_value=2), min_size=2, max_size=6),
        st.data())
-def test_search_finds_every_change_wider_than_the_grid(levels, data):
+def test_search_finds_every_change_one_per_grid_cell(levels, data):
     """Synthetic verdicts, monotone or not, at most one change per grid cell: every change is
     bracketed within tol, in RTT order, and the brackets never overlap."""
     lo, hi, points, tol = 1_000_000, 12_800_000_000, 33, 50_000_000

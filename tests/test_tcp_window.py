@@ -9,6 +9,7 @@ from cephsim.components.network import WIRE_OVERHEAD, Path, Port, TcpWindow
 from cephsim.engine.draw import fixed
 from cephsim.runner import run_scenario
 from cephsim.scenario.load import load_scenario
+from cephsim.scenario.schema import TcpSettings
 from conftest import ROOT
 
 MS = 1_000_000
@@ -16,7 +17,9 @@ OSD_NETEM = ROOT / "scenarios" / "osiris-osd-netem.yaml"
 
 
 def path(tcp: TcpWindow | None = None, gbps: float = 10.0, mtu: int = 1500) -> Path:
-    return Path(Port("a.nic0.tx", gbps * 1e9), [], fixed(0), fixed(0), [], mtu, 0.0, tcp=tcp)
+    """A path with the scenario's default TCP settings unless ``tcp`` is given."""
+    return Path(Port("a.nic0.tx", gbps * 1e9), [], fixed(0), fixed(0), [], mtu, 0.0,
+                tcp or TcpWindow.of(TcpSettings()))
 
 
 def test_slow_start_by_hand():
@@ -38,7 +41,7 @@ def test_slow_start_by_hand():
 
 
 def test_receive_window_caps_the_window():
-    p = path(TcpWindow(10, 64 * 1448))  # a 64-segment receive window
+    p = path(TcpWindow(10, 64 * 1448, True))  # a 64-segment receive window
     for _ in range(10):
         p.last_send = 10**12
         p._window_stall(10**12, 1000, 50 * MS)
@@ -60,7 +63,7 @@ def test_no_wait_when_the_window_covers_the_round_trip():
 
 
 def test_no_restart_when_slow_start_after_idle_is_off():
-    p = path(TcpWindow(10, 3 * 2**20, restart_after_idle=False))
+    p = path(TcpWindow(10, 3 * 2**20, False))
     p._window_stall(0, 1000, 10 * MS)
     grown = p.cwnd
     p.last_send = 0

@@ -241,7 +241,7 @@ class Cluster:
         a, b = r.host(src), r.host(dst)
         if src == dst:  # daemons on the same host talk over loopback
             return Path(Port(f"{src}.lo", a.nic.speed_bps), [], fixed(0), fixed(0), [], net.mtu,
-                        0.0, name=f"lo {src}", loopback=True)
+                        0.0, TcpWindow.of(net.tcp), name=f"lo {src}", loopback=True)
         lane = stable_hash("bond", src, dst) % a.bond
         uplink = self.ports.setdefault(f"{src}.nic{lane}", Port(f"{src}.nic{lane}.tx", a.nic.speed_bps))
         dlane = stable_hash("bond", src, dst) % b.bond  # the switch hashes the flow too
@@ -276,13 +276,9 @@ class Cluster:
             imps.append(self._impairment(f"{src}.netem.{dst}", a.netem))
         if key_imp := net.link_netem.get((src, dst)):
             imps.append(self._impairment(f"link.{src}.{dst}.netem", key_imp))
-        tcp = net.tcp
-        window = TcpWindow(tcp.initial_window, int(tcp.rmem_max * tcp.window_fraction),
-                           tcp.slow_start_after_idle)
-        path = Path(uplink, hops, self.sampler(f"{src}.nic.tx.{dst}", a.nic.tx_latency),
-                    self.sampler(f"{dst}.nic.rx.{src}", b.nic.rx_latency), imps, net.mtu, fwd_kc,
-                    name=f"net {src}->{dst}", tcp=window)
         # the ACKs come back through the opposite direction's netem (mean delay)
         back = [b.netem, net.link_netem.get((dst, src))]
-        path.rev_delay_ns = sum(n.delay for n in back if n is not None)
-        return path
+        return Path(uplink, hops, self.sampler(f"{src}.nic.tx.{dst}", a.nic.tx_latency),
+                    self.sampler(f"{dst}.nic.rx.{src}", b.nic.rx_latency), imps, net.mtu, fwd_kc,
+                    TcpWindow.of(net.tcp), name=f"net {src}->{dst}",
+                    rev_delay_ns=sum(n.delay for n in back if n is not None))

@@ -61,21 +61,21 @@ TCP_HEADERS = 52  #: IP (20) + TCP (20) + timestamps option (12)
 WIRE_OVERHEAD = 90  #: per frame: TCP/IP 52 + Ethernet 18 + preamble/IFG 20
 TCP_RTO_MIN_NS = 200_000_000
 
-# TCP window defaults (scenario ``network.tcp``): initial window 10 segments (RFC 6928),
-# receive buffer autotuned up to tcp_rmem[2] = 6 MiB, half of it advertised as window.
-TCP_INITIAL_WINDOW = 10
-
-
 class TcpWindow:
-    """A host pair's TCP window settings, resolved (``network.tcp``)."""
+    """The hosts' TCP window settings as one flow uses them (from scenario ``network.tcp``)."""
 
     __slots__ = ("initial", "max_bytes", "restart_after_idle")
 
-    def __init__(self, initial: int = TCP_INITIAL_WINDOW, max_bytes: int = 3 * 1024 * 1024,
-                 restart_after_idle: bool = True) -> None:
+    def __init__(self, initial: int, max_bytes: int, restart_after_idle: bool) -> None:
         self.initial = initial  #: segments
         self.max_bytes = max_bytes  #: largest window advertised: rmem_max x window_fraction
         self.restart_after_idle = restart_after_idle
+
+    @classmethod
+    def of(cls, settings: Any) -> TcpWindow:
+        """From a :class:`cephsim.scenario.schema.TcpSettings`."""
+        return cls(settings.initial_window, int(settings.rmem_max * settings.window_fraction),
+                   settings.slow_start_after_idle)
 
 
 class Port:
@@ -132,8 +132,8 @@ class Path:
 
     def __init__(self, uplink: Port, hops: list[Hop], tx_latency: Sampler,
                  rx_latency: Sampler, impairments: list[Impairment], mtu: int,
-                 forwarding_kc: float, name: str = "", loopback: bool = False,
-                 tcp: TcpWindow | None = None) -> None:
+                 forwarding_kc: float, tcp: TcpWindow, name: str = "", loopback: bool = False,
+                 rev_delay_ns: int = 0) -> None:
         self.name = name
         self.loopback = loopback  #: same host: no NIC, wire or switch
         self.uplink = uplink
@@ -144,10 +144,10 @@ class Path:
         self.mss = mtu - TCP_HEADERS
         self.forwarding_kc = forwarding_kc
         self._shapes: dict[int, tuple[int, int, int]] = {}
-        self.tcp = tcp if tcp is not None else TcpWindow()
-        self.cwnd = self.tcp.initial  #: congestion window, segments
+        self.tcp = tcp
+        self.cwnd = tcp.initial  #: congestion window, segments
         self.last_send = -(10**18)  #: when this flow last put data on the wire
-        self.rev_delay_ns = 0  #: mean netem delay of the opposite direction (the ACKs' way)
+        self.rev_delay_ns = rev_delay_ns  #: mean netem delay of the opposite direction (the ACKs' way)
         self.window_stall_ns = 0  #: total time messages waited for the window (a metric)
 
     def _shape(self, nbytes: int) -> tuple[int, int, int]:

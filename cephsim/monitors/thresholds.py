@@ -56,15 +56,19 @@ def scan_grid(lo: int, hi: int, points: int) -> list[int]:
     """``points`` RTTs from ``lo`` to ``hi`` (both included), evenly spaced on a log scale."""
     if points < 2:
         raise ValueError("points must be at least 2")
-    ratio = (hi / lo) ** (1 / (points - 1))
+    ratio = _ratio(lo, hi, points)
     grid = [int(round(lo * ratio ** i)) for i in range(points)]
     grid[0], grid[-1] = lo, hi
     return sorted(set(grid))
 
 
+def _ratio(lo: int, hi: int, points: int) -> float:
+    return (hi / lo) ** (1 / (points - 1))
+
+
 def grid_spacing(lo: int, hi: int, points: int) -> float:
     """Relative step between neighbouring scan points (0.2 = each is 20 % above the last)."""
-    return (hi / lo) ** (1 / (points - 1)) - 1 if points > 1 else math.inf
+    return _ratio(lo, hi, points) - 1 if points > 1 else math.inf
 
 
 def search_changes(verdict_at: Callable[[int], int], lo: int, hi: int, tol_ns: int,
