@@ -281,7 +281,12 @@ def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
             else:
                 s.what = "waits: PG lock held by this op's other branch, or a busy thread"
         elif s.kind == "flush":
-            s.what = "disk cache flush (fdatasync): makes the RocksDB WAL durable"
+            after = steps[j + 2] if j + 2 < len(steps) else None
+            if after is not None and after.kind == "write" and after.resource.startswith(osd + "."):
+                s.what = ("disk cache flush (fdatasync): makes the data durable before the "
+                          "RocksDB commit")
+            else:
+                s.what = "disk cache flush (fdatasync): makes the RocksDB WAL durable"
         elif s.kind == "write":
             if osd in osd_seen_kv or write_mode == "deferred":
                 s.what = "disk write: RocksDB WAL append (BlueFS, O_DIRECT)" + (
@@ -346,11 +351,18 @@ def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
                 else:
                     s.what = f"{role} op shard: do_repop (applies the PG log entry)"
         elif th == "kv_sync":
+            first = osd not in osd_seen_kv
             osd_seen_kv.add(osd)
-            if nxt is not None and nxt.kind == "flush" and prev is not None and prev.kind == "wait":
-                s.what = "bstore_kv_sync: starts the batch"
+            if first and nxt is not None and nxt.kind == "flush":
+                s.what = "bstore_kv_sync: takes everything queued as one batch, flushes the data"
+            elif first:
+                s.what = ("bstore_kv_sync: takes everything queued as one batch, applies each "
+                          "transaction to RocksDB (one _txc_apply_kv per txc)")
+            elif prev is not None and prev.kind == "flush" and nxt is not None and nxt.kind == "write":
+                s.what = ("bstore_kv_sync: data flushed; applies each queued transaction to "
+                          "RocksDB (one _txc_apply_kv per txc)")
             elif prev is not None and prev.kind == "flush":
-                s.what = "bstore_kv_sync: flush done, RocksDB commit completes"
+                s.what = "bstore_kv_sync: WAL flushed, the RocksDB commit completes"
             elif nxt is not None and nxt.kind == "flush":
                 s.what = "bstore_kv_sync: WAL written, issues the flush"
             else:

@@ -21,7 +21,10 @@ Concurrency (what serialises or batches work when many ops are in flight):
 - Op shards x threads per shard, messenger workers per connection: threads are
   FIFO servers on a host's (or the OSDs' cpuset's) cores (``components/cpu``).
 - kv_sync group commit: everything queued during the previous cycle commits
-  in one batch (one data flush, one WAL write, one WAL flush).
+  in one batch (one data flush, one WAL write, one WAL flush).  The batch's
+  flushes and WAL write are shared, but each txc is still applied to RocksDB
+  on its own (``_txc_apply_kv``, stage ``osd.kv_apply``) by the one kv_sync
+  thread: its cost grows with the batch and caps an OSD's commit rate.
 - BlueStore throttles (``bluestore_throttle_bytes`` 64 MiB, deferred
   ``+128 MiB``; each txc costs its bytes plus ``bluestore_throttle_cost_per_io``
   4000 SSD / 670000 HDD, ceph-internals.md §2.7): a txc that does not fit waits
@@ -358,23 +361,25 @@ class Protocol:
                 if type(b[1]) is not list:
                     traced = True
             cyc = TracedAcc() if traced else [0, 0, 0, 0, 0]
-            t = kv.run(start, self.kc("osd.kv_sync") * 0.5, cyc)
-            released = False
+            # _txc_apply_kv, once per txc: a non-sync RocksDB write each.  This is the
+            # part of a cycle that grows with the batch, so at high load the single
+            # kv_sync thread, not the cores, can be what an OSD's write rate runs into.
+            apply = self.cost["osd.kv_apply"] * len(batch)
             if not self.deferred or osd.kv_need_flush:
                 osd.kv_need_flush = False
+                t = kv.run(start, self.kc("osd.kv_sync") * 0.5, cyc)
                 if k.must_yield(t):
                     yield t
-                self._release_kv(osd, batch, t)  # after apply_kv, before the sync (§2.3 step 4)
-                released = True
                 t = disk.flush(t, cyc)          # bdev->flush(): fdatasync of the data device
                 kv.free_at = t
                 if k.must_yield(t):
                     yield t
-                t = kv.run(t, self.kc("kernel.io_complete"), cyc)
+                t = kv.run(t, (self.cost["kernel.io_complete"] + apply) * self.jitter.draw(), cyc)
+            else:  # nothing to flush: straight to the applies
+                t = kv.run(start, (self.cost["osd.kv_sync"] * 0.5 + apply) * self.jitter.draw(), cyc)
             if k.must_yield(t):
                 yield t
-            if not released:
-                self._release_kv(osd, batch, t)
+            self._release_kv(osd, batch, t)  # after the applies, before the sync (§2.3 step 4)
             data = sum(b[3] for b in batch) if self.deferred else 0  # deferred data rides in the WAL
             # the WAL record is the batch's RocksDB WriteBatch: every txc's keys and values
             # (KV_TXC_BYTES), the same bytes the memtable later flushes (RocksDB wiki,

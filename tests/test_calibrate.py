@@ -33,6 +33,9 @@ def test_shipped_cases_load() -> None:
     assert {t.stat for t in m.targets} == {"lat.mean", "clat.p99", "clat.p99.9"}
     s = load_case(CASES / "seed001-balanced.yaml")
     assert [(t.stat, t.value) for t in s.targets] == [("iops", 259.0)]
+    q = load_case(CASES / "mako-reef-qd128.yaml")
+    assert [(t.stat, t.value) for t in q.targets] == [("iops", 800_000.0)]
+    assert q.skip_reason is None and q.direction == "write"
 
 
 def _write(tmp: Path, text: str) -> Path:

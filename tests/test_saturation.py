@@ -92,3 +92,32 @@ def test_kernel_stages_do_not_take_the_release_scale() -> None:
     c = release_costs("reef", overrides={"kernel.tcp_tx": 10.0, "osd.do_op": 100.0})
     assert c.cost("kernel.tcp_tx") == pytest.approx(10.0)
     assert c.cost("osd.do_op") == pytest.approx(100.0)
+
+
+CONSTANT = Path(__file__).resolve().parent / "scenarios" / "constant.yaml"
+
+
+@pytest.mark.parametrize("apply_kc", [60, 120])
+def test_kv_apply_caps_an_osds_commit_rate(apply_kc: int) -> None:
+    """bstore_kv_sync applies every txc of a batch itself: one OSD (1 GHz, constant
+    costs) never commits faster than 1 / kv_apply, however deep the queue, and the
+    report names its kv_sync thread as what saturated."""
+    res = run_scenario(load_scenario(CONSTANT, [
+        "workload.iodepth=64", "workload.numjobs=4", "run.ios=4000", "run.ramp_ios=1000",
+        f"ceph.software={{osd.kv_apply: {apply_kc}}}"]), scenario_path=CONSTANT)
+    cap = 1e9 / (apply_kc * 1e3)  # txcs per second: 1 kcycle = 1 us on this CPU
+    iops = _iops(res)
+    assert iops <= cap * 1.001
+    assert iops >= cap * 0.9  # and it is that cap the run reaches, not another one
+    assert res.saturation["saturated"]["resource"] == "osd0.kv_sync"
+
+
+def test_kv_sync_cycle_grows_with_the_batch() -> None:
+    """The per-txc part makes a batch of n cost n applies; the per-cycle part is shared."""
+    base = ["workload.iodepth=32", "run.ios=3000", "run.ramp_ios=500"]
+    res = run_scenario(load_scenario(CONSTANT, base), scenario_path=CONSTANT)
+    osd = res.cluster.osds[0]
+    assert osd.kv_batched > osd.kv_cycles  # batches of more than one txc formed
+    res_no_apply = run_scenario(load_scenario(CONSTANT, [*base, "ceph.software={osd.kv_apply: 0}"]),
+                                scenario_path=CONSTANT)
+    assert _iops(res_no_apply) > _iops(res)

@@ -42,7 +42,8 @@ CONSTANT = HERE / "scenarios" / "constant.yaml"
 KC = {
     "client.submit": 8, "client.librbd": 26, "client.msgr_send": 12, "client.msgr_recv": 11,
     "client.finisher": 9, "client.complete": 5, "osd.msgr_recv": 18, "osd.do_op": 80,
-    "osd.repop_send": 14, "osd.bluestore_submit": 45, "osd.aio_complete": 9.5, "osd.kv_sync": 37,
+    "osd.repop_send": 14, "osd.bluestore_submit": 45, "osd.aio_complete": 9.5, "osd.kv_sync": 9,
+    "osd.kv_apply": 28,
     "osd.kv_final": 14, "osd.commit_cb": 12, "osd.repop_reply": 28, "osd.reply_send": 16,
     "osd.do_repop": 60, "osd.repop_commit": 24, "osd.do_read": 70, "kernel.wakeup": 3,
     "kernel.tcp_tx": 7, "kernel.tcp_rx": 9, "kernel.per_kib": 0.5, "kernel.io_submit": 4,
@@ -93,7 +94,7 @@ def bluestore() -> int:
     # one bstore_kv_sync cycle with a single txc
     t += cpu(kc("osd.kv_sync") * 0.5)
     t += DISK_FLUSH                                                       # bdev flush
-    t += cpu(kc("kernel.io_complete"))
+    t += cpu(kc("kernel.io_complete") + kc("osd.kv_apply"))              # the txc into RocksDB
     t += DISK_WRITE                                                       # BlueFS WAL 4 KiB
     t += cpu(kc("kernel.io_complete"))                                   # bluefs aio thread
     t += cpu(0.0)                                                         # kv_sync woken
