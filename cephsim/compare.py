@@ -221,7 +221,8 @@ def compare(paths: Sequence[str | Path], overrides: Sequence[str] | None = None,
     if k == 1:
         cmp_.notes.append("one seed: the interval of the mean is from batch means within the run; "
                           "use --seeds K for intervals across seeds")
-    cmp_.notes.append("mean = fio lat avg; percentiles = fio clat percentiles; ± = "
+    cmp_.notes.append("IOPS over the exact run time; mean = fio lat avg; percentiles = fio clat "
+                      "percentiles; ± = "
                       f"{LEVEL:.0%} confidence interval" + (" across seeds (Welch for differences)"
                                                            if k > 1 else ""))
     return cmp_

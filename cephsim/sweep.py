@@ -268,7 +268,7 @@ def _run_task(task: Task) -> dict[str, Any]:
         out.update({k: math.nan for k, _, _ in METRICS})
         return out
     pct = d.clat_percentiles
-    out.update({"iops": float(d.iops), "mean_us": d.lat.mean / 1e3,
+    out.update({"iops": d.iops_exact, "mean_us": d.lat.mean / 1e3,
                 "p50_us": pct[50.0] / 1e3, "p99_us": pct[99.0] / 1e3, "p999_us": pct[99.9] / 1e3})
     if task.records:
         a = res.records.arrays()
@@ -379,7 +379,8 @@ class SweepResult:
         return {"scenario": self.scenario, "file": self.path, "direction": self.direction,
                 "axes": [{"path": a.path, "values": list(a.values)} for a in self.axes],
                 "seeds": self.seeds, "confidence_level": LEVEL,
-                "note": "mean = fio lat avg; p50/p99/p99.9 = fio clat percentiles; "
+                "note": "iops = I/Os over the exact simulated run time (fio rounds it to whole ms); "
+                        "mean = fio lat avg; p50/p99/p99.9 = fio clat percentiles; "
                         "ci = half-width of the t-interval across seeds (null with one seed)",
                 "points": pts}
 
@@ -441,7 +442,8 @@ class SweepResult:
         note = "".join(f"{short_path(a.path)} = {a.path}\n" for a in vary if short_path(a.path) != a.path)
         if fixed:
             note += "fixed: " + ", ".join(f"{a.path}={a.values[0]}" for a in fixed) + "\n"
-        note += (f"{seeds}; mean = fio lat avg, p50/p99/p99.9 = fio clat percentiles\n"
+        note += (f"{seeds}; IOPS over the exact run time; mean = fio lat avg, "
+                 "p50/p99/p99.9 = fio clat percentiles\n"
                  + (f"± = {LEVEL:.0%} t-interval across seeds" if k > 1 else
                     "one seed: no confidence interval (use --seeds K)"))
         return buf.getvalue() + note + "\n"
