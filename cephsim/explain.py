@@ -77,6 +77,7 @@ class Explanation:
     mean_lat_sum: int = 0
     write_mode: str = ""
     pool_size: int = 3
+    is_write: bool = True  #: the traced op is a write (else a read)
     ablation: list[dict[str, Any]] = field(default_factory=list)
     baseline_mean_us: float = 0.0
     baseline_p99_us: float = 0.0
@@ -252,8 +253,8 @@ def _thread(resource: str) -> str:
 
 
 def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
-             nbytes: int, write_mode: str) -> None:
-    """Fill ``Step.what`` with what Ceph does in each step."""
+             nbytes: int, write_mode: str, is_write: bool = True) -> None:
+    """Fill ``Step.what`` with what Ceph does in each step (of a write, or of a read)."""
     seen_app = False
     osd_seen_kv: set[str] = set()
     for j, s in enumerate(steps):
@@ -266,9 +267,11 @@ def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
             a, b = s.resource[4:].split("->")
             ra, rb = roles.get(a, ""), roles.get(b, "")
             if ra == "client":
-                w = f"MOSDOp: the write request and its {nbytes // 1024} KiB travel to the primary"
+                w = (f"MOSDOp: the write request and its {nbytes // 1024} KiB travel to the primary"
+                     if is_write else "MOSDOp: the read request travels to the primary")
             elif rb == "client":
-                w = "MOSDOpReply: 'committed' travels back to the client"
+                w = ("MOSDOpReply: 'committed' travels back to the client" if is_write else
+                     f"MOSDOpReply: the {nbytes // 1024} KiB of data travel back to the client")
             elif rb.startswith("replica"):
                 w = "MOSDRepOp: the data and PG log entry travel to a replica"
             else:
@@ -294,10 +297,11 @@ def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
             else:
                 s.what = "disk write: the data to its final place (direct, aio)"
         elif s.kind == "read":
-            s.what = "disk read"
+            s.what = "disk read: the data from its place on the device (O_DIRECT)"
         elif th == "app":
             s.what = ("fio thread: reaps the completion" if seen_app else
-                      "fio thread: submits the write (rbd_aio_write)")
+                      "fio thread: submits the write (rbd_aio_write)" if is_write else
+                      "fio thread: submits the read (rbd_aio_read)")
             seen_app = True
         elif th == "librbd":
             s.what = "librbd: image request -> object -> Objecter picks the PG and primary OSD"
@@ -312,7 +316,9 @@ def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
                           "client msgr-worker: TCP receive, decodes the reply")
             elif sending:
                 nh = roles.get(nxt.resource[4:].split("->")[1], "") if nxt else ""
-                s.what = (f"{role} msgr-worker: " + ("sends MOSDOpReply to the client (commit_sent)"
+                s.what = (f"{role} msgr-worker: " + (("sends MOSDOpReply to the client (commit_sent)"
+                                                      if is_write else
+                                                      "sends MOSDOpReply with the data to the client")
                                                      if nh == "client" else
                                                      "encodes and sends the MOSDRepOp" if role == "primary"
                                                      else "sends the reply to the primary"))
@@ -322,7 +328,12 @@ def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
                     if role == "primary" and prev is not None and prev.kind == "net"
                     and roles.get(prev.resource[4:].split("->")[0]) == "client" else "")
         elif th == "shard":
-            if role == "primary":
+            if role == "primary" and not is_write:
+                s.what = ("primary op shard (tp_osd_tp): do_op for a read: object context, "
+                          "BlueStore read (onode, extents), submits the device read"
+                          if nxt is not None and nxt.kind == "read" else
+                          "primary op shard: read complete, builds the reply")
+            elif role == "primary":
                 if prev is not None and prev.resource == s.resource:
                     s.what = "primary op shard: BlueStore queue_transaction (local commit)"
                 elif nxt is not None and (nxt.kind == "wait" and "kv_sync" in nxt.resource
@@ -436,7 +447,8 @@ def explain(path: str | Path, overrides: Sequence[str] | None = None, which: str
         osd_names = ", ".join(x.replace("osd", "osd.") for x in sorted(osds_on.get(h, [])))
         groups.append((h, role + (f": {osd_names}" if osd_names else "")))
     groups.insert(1, ("network", "messages on the wire"))
-    describe(steps, host_of, roles, sc.workload.bs, r.ceph.write_mode)
+    is_write = bool(a["is_write"][i])
+    describe(steps, host_of, roles, sc.workload.bs, r.ceph.write_mode, is_write)
     ex = Explanation(scenario=sc.name, path=str(path), seed=seed, which=which, seq=seq,
                      latency_ns=complete - submit, acc=acc, steps=steps,
                      spans=[(s[0], s[1], s[2] - submit, s[3] - submit, s[4] - submit, s[5])
@@ -444,7 +456,7 @@ def explain(path: str | Path, overrides: Sequence[str] | None = None, which: str
                      host_of=host_of, groups=groups, rank=rank, mean_n=int(mask.sum()),
                      mean_acc_sum=[int(x) for x in a["acc"][mask].sum(axis=0)],
                      mean_lat_sum=int(lat_all[mask].sum()), write_mode=r.ceph.write_mode,
-                     pool_size=sc.pool.size)
+                     pool_size=sc.pool.size, is_write=is_write)
     ex.baseline_mean_us = ex.mean_lat_sum / ex.mean_n / 1e3
     ex.latencies_ns = lat_all[mask]
     from cephsim.report.summary import job_stats
@@ -638,7 +650,10 @@ def steps_table(ex: Explanation) -> str:
 
 
 def story(ex: Explanation) -> str:
-    """Why this write cost what it did: two round trips, a flush, software."""
+    """Why this op cost what it did: a write's two round trips, flushes and software; a
+    read's one round trip, device read and software."""
+    if not ex.is_write:
+        return _read_story(ex)
     st = ex.steps
     net = [s for s in st if s.kind == "net"]
     rt1 = [s for s in net if "client" in _roles_of(ex, s)]
@@ -677,6 +692,34 @@ def story(ex: Explanation) -> str:
         f"            {us(queue)} waiting in queues (busy threads, the PG lock, kv_sync batches)",
         f"  together: {us(sum(s.cats[0] for s in net) + disk_w + disk_f + cpu + wake + queue)}, "
         f"the op's latency (network queueing counted as queueing)",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _read_story(ex: Explanation) -> str:
+    st = ex.steps
+    us = lambda x: f"{x / 1e3:.1f} us"  # noqa: E731
+    net = sum(s.cats[0] for s in st if s.kind == "net")
+    disk = sum(s.cats[3] for s in st)
+    nread = sum(1 for s in st if s.kind == "read")
+    cpu = sum(s.cats[1] for s in st)
+    wake = sum(s.cats[2] for s in st)
+    queue = sum(s.cats[4] for s in st)
+    hand = sum(1 for s in st if s.kind == "cpu")
+    lines = [
+        f"Why {us(ex.latency_ns)}?  A read is served by the primary OSD alone (the replicas are not",
+        "asked): the client sends the request to the primary and waits for the data (one network",
+        "round trip); the primary reads the object's extents from BlueStore with one device read",
+        "(cephsim does not model BlueStore's buffer cache: every read goes to the device); and every",
+        "step in between is software: a hand-off to another thread (a queue, perhaps a C-state",
+        "wake-up) and CPU work at the core's clock.",
+        "For this op, along its critical path:",
+        f"  round trip, client <-> primary, on the wire: {us(net)}",
+        f"  disk: {us(disk)} in {nread} device read{'s' * (nread != 1)}",
+        f"  software: {us(cpu)} of CPU work in {hand} thread steps, {us(wake)} of C-state wake-ups,",
+        f"            {us(queue)} waiting in queues (busy threads, the PG lock)",
+        f"  together: {us(net + disk + cpu + wake + queue)}, the op's latency (network queueing "
+        "counted as queueing)",
     ]
     return "\n".join(lines) + "\n"
 

@@ -73,3 +73,20 @@ def test_explain_cli_p99_and_op_number() -> None:
     assert r.exit_code == 2 and "op 3 was not measured" in r.stderr
     r = runner.invoke(app, ["explain", WIDO, "--op", "fastest", "-q"])
     assert r.exit_code == 2 and "--op 'fastest'" in r.stderr
+
+
+def test_the_story_of_a_read_adds_up() -> None:
+    """A read is one round trip, one device read and software; the story's parts sum to the
+    op's latency and no step is described as part of a write."""
+    qs = str(ROOT / "scenarios" / "quickstart.yaml")
+    ex = explain(qs, ["workload.rw=randread", "run.ios=600", "run.ramp_ios=100"],
+                 ablations=False)
+    assert not ex.is_write
+    kinds = [s.kind for s in ex.steps]
+    assert "read" in kinds and "write" not in kinds and "flush" not in kinds
+    assert sum(1 for k in kinds if k == "net") == 2
+    text = render(ex)
+    assert f"together: {ex.latency_ns / 1e3:.1f} us" in text
+    assert "submits the read (rbd_aio_read)" in text and "disk read" in text
+    for banned in ("write request", "'committed'", "commit_sent", "sub_op_commit_rec"):
+        assert banned not in text, banned
