@@ -247,6 +247,8 @@ def _thread(resource: str) -> str:
     tail = resource.split(".")[-1] if not resource.endswith(" batch") else "kv_sync"
     if tail.startswith("msgr"):
         return "msgr"
+    if tail.startswith("librbd"):
+        return "librbd"
     if tail.startswith("t") and tail[1:].isdigit():
         return "shard"
     return tail

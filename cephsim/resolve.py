@@ -27,6 +27,12 @@ OP_SHARDS = {"ssd": (8, 2), "hdd": (5, 1)}
 PREFER_DEFERRED_HDD = {"nautilus": 32768, "octopus": 32768}
 #: bluestore_min_alloc_size_hdd by release (§3.2); 4 KiB from pacific on
 MIN_ALLOC_HDD = {"nautilus": 65536, "octopus": 65536}
+#: threads librbd's I/O dispatch runs on, by release: the tp_librbd op work queue
+#: (rbd_op_threads = 1) until Octopus.  From Pacific the I/O path is posted to librados's
+#: io_context pool (ceph/ceph PR #35629, "enables the use of multiple client threads for
+#: IO"), which src/librbd/AsioEngine.cc sizes max(librados_thread_count = 2,
+#: rbd_op_threads = 1): 2 from every release not listed here
+LIBRBD_THREADS = {"nautilus": 1, "octopus": 1}
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +79,7 @@ class CephConfig:
     op_shards: int
     threads_per_shard: int
     msgr_workers: int
+    librbd_threads: int  #: threads of a librbd client's I/O dispatch (see LIBRBD_THREADS)
     write_mode: str  #: "direct" or "deferred" for the workload's block size
     costs: ReleaseCosts
     tails: bool
@@ -219,6 +226,7 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
         release=ceph.release, debug_logging=ceph.debug_logging,
         op_shards=ceph.op_shards or shards, threads_per_shard=ceph.op_threads_per_shard or threads,
         msgr_workers=ceph.ms_async_op_threads,
+        librbd_threads=ceph.librbd_threads or LIBRBD_THREADS.get(ceph.release, 2),
         write_mode=write_mode(ceph.release, media, scenario.workload.bs, ceph.version),
         costs=costs, tails=ceph.tails)
 
@@ -282,7 +290,8 @@ def resolved_dict(r: Resolved) -> dict[str, Any]:
                     "tcp": model(r.network.tcp)},
         "ceph": {"release": r.ceph.release, "debug_logging": r.ceph.debug_logging,
                  "op_shards": r.ceph.op_shards, "threads_per_shard": r.ceph.threads_per_shard,
-                 "msgr_workers": r.ceph.msgr_workers, "write_mode": r.ceph.write_mode,
+                 "msgr_workers": r.ceph.msgr_workers, "librbd_threads": r.ceph.librbd_threads,
+                 "write_mode": r.ceph.write_mode,
                  "costs": r.ceph.costs.model_dump(mode="json"), "tails": r.ceph.tails},
         "clients": list(r.clients),
         "monitors": r.monitors.describe() if r.monitors is not None else None,

@@ -215,7 +215,7 @@ SATURATED = 0.85
 def _saturation(cluster: Cluster, t_end: int) -> dict[str, Any]:
     """Which resource limits throughput: the busiest cores, disk, thread or link.
 
-    Single threads count too (one bstore_kv_sync, one librbd op thread, one
+    Single threads count too (one bstore_kv_sync, a librbd dispatch thread, one
     msgr-worker can cap a run while the host's cores are mostly idle).
     """
     span = max(1, t_end)

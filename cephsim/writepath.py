@@ -167,8 +167,10 @@ class Protocol:
     def client_io(self, op: Op, primary: OSD, done: Join) -> Generator[Any, Any, None]:
         """Kernel process: one fio I/O from submission to completion.
 
-        rbd (librbd): fio thread -> librbd op thread -> msgr-worker; reply: msgr-worker ->
-        librados finisher -> fio thread.  rados (librados directly): the caller runs the
+        rbd (librbd): fio thread -> librbd dispatch thread (one op thread before Pacific, an
+        io_context pool of two after) -> msgr-worker; reply: msgr-worker -> librados
+        finisher -> fio thread.  (From Pacific the finisher strand runs on the same pool;
+        here it is its own serial thread, so it does not take CPU from the dispatch.)  rados (librados directly): the caller runs the
         Objecter itself.  krbd / CephFS kernel client: the fio thread's syscall queues
         the request to a kworker on its CPU (rbd / VFS work, libceph encode), which
         sends it; the reply is read by libceph's work item for that OSD connection
@@ -189,7 +191,13 @@ class Protocol:
             if engine == "rbd":
                 if k.must_yield(t):
                     yield t
-                t = job.librbd.run(t, self.kcs("client.librbd", "client.objecter"), acc)
+                pool = job.librbd  # the first idle dispatch thread, else the least busy
+                th = pool[0]
+                if th.free_at > t:
+                    for x in pool[1:]:
+                        if x.free_at < th.free_at:
+                            th = x
+                t = th.run(t, self.kcs("client.librbd", "client.objecter"), acc)
             else:  # rados: aio_write runs the Objecter in the caller's thread
                 t = job.app.run(t, self.kc("client.objecter"), acc, handoff=False)
             if k.must_yield(t):

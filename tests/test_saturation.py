@@ -135,3 +135,27 @@ def test_single_osd_plateau_is_set_by_its_own_threads() -> None:
     assert 0.85 * 104_800 < _iops(res) < 1.15 * 104_800
     sat = res.saturation["saturated"]
     assert sat["kind"] == "thread" and sat["resource"].startswith("osd0.")
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_librbd_dispatch_pool_caps_one_client(threads: int) -> None:
+    """One librbd client's I/O dispatch (image + object layers, Objecter) runs on its
+    dispatch threads: with that stage made the bottleneck (200 kcycles = 200 us on the
+    1 GHz test CPU), one client never exceeds threads / 200 us, and reaches it."""
+    res = run_scenario(load_scenario(CONSTANT, [
+        "workload.iodepth=64", "run.ios=3000", "run.ramp_ios=600",
+        f"ceph.librbd_threads={threads}", "ceph.software={client.librbd: 192}"]),
+        scenario_path=CONSTANT)
+    cap = threads * 1e9 / 200e3  # client.librbd 192 + client.objecter 8 kcycles
+    assert cap * 0.9 <= _iops(res) <= cap * 1.001
+    assert ".job0.librbd" in res.saturation["saturated"]["resource"]
+
+
+def test_librbd_threads_default_per_release() -> None:
+    from cephsim.resolve import resolve
+
+    for release, n in (("nautilus", 1), ("octopus", 1), ("pacific", 2), ("reef", 2)):
+        sc = load_scenario(CONSTANT, [f"ceph.release={release}"])
+        assert resolve(sc, CONSTANT).ceph.librbd_threads == n
+    sc = load_scenario(CONSTANT, ["ceph.release=reef", "ceph.librbd_threads=4"])
+    assert resolve(sc, CONSTANT).ceph.librbd_threads == 4

@@ -66,7 +66,7 @@ class ClientJob:
     name: str
     host: str
     app: Thread  #: the fio thread
-    librbd: Thread  #: librbd op thread (rbd engine)
+    librbd: list[Thread]  #: librbd's I/O dispatch threads (rbd engine; one before Pacific)
     msgr: list[Thread]  #: librados messenger workers (rbd, rados engines)
     finisher: Thread  #: librados finisher (rbd, rados engines)
     kworker: Thread  #: kernel client submission (krbd, cephfs engines): rbd/VFS work on fio's CPU
@@ -159,8 +159,10 @@ class Cluster:
     def _build_job(self, host: str, j: int) -> ClientJob:
         cores = self.host_cores[host][1]
         n = f"{host}.job{j}"
+        nl = self.r.ceph.librbd_threads
         return ClientJob(index=j, name=n, host=host, app=self._thread(f"{n}.app", cores),
-                         librbd=self._thread(f"{n}.librbd", cores),
+                         librbd=[self._thread(f"{n}.librbd" if nl == 1 else f"{n}.librbd{i}", cores)
+                                 for i in range(nl)],
                          msgr=[self._thread(f"{n}.msgr{i}", cores)
                                for i in range(self.r.ceph.msgr_workers)],
                          finisher=self._thread(f"{n}.finisher", cores),

@@ -276,6 +276,7 @@ class Ceph(_M):
     op_shards: int | None = Field(None, ge=1, description="osd_op_num_shards override (default per release and media).")
     op_threads_per_shard: int | None = Field(None, ge=1, description="osd_op_num_threads_per_shard override.")
     ms_async_op_threads: int = Field(3, ge=1, description="Messenger worker threads per process.")
+    librbd_threads: int | None = Field(None, ge=1, description="Threads a librbd client's I/O dispatch runs on; default per release: 1 (rbd_op_threads) until Octopus, 2 (librados_thread_count, the asio io_context pool) from Pacific.")
     profile: str | None = Field(None, description="Calibrated software-cost profile file (YAML) that overrides the release defaults; relative to the scenario file.")
     software: dict[str, float] = Field(default_factory=dict, description="Per-stage software cost overrides in kilocycles at reference per-clock speed, e.g. {osd.do_op: 120}.")
     tails: bool = Field(True, description="Model background stalls (RocksDB flush/compaction, BlueFS log) that cause tail latency.")
