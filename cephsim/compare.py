@@ -185,7 +185,8 @@ def _r(x: float | None) -> float | None:
 def compare(paths: Sequence[str | Path], overrides: Sequence[str] | None = None, *, seeds: int = 3,
             seed: int | None = None, jobs: int | None = None, executor: str = "local",
             scheduler: Any = None, quiet: bool = True) -> Comparison:
-    from cephsim.sweep import Task, execute, load_resolved
+    from cephsim.scenario.load import load_resolved
+    from cephsim.sweep import Task, execute
 
     if len(paths) < 2:
         raise CephsimError.single("compare needs at least two scenarios")

@@ -24,6 +24,7 @@ changes the results, so it is the same op with the same latency), and then:
 
 from __future__ import annotations
 
+import bisect
 import io
 import math
 import textwrap
@@ -167,8 +168,6 @@ def critical_path(spans: Sequence[tuple[str, str, int, int, int, int]], submit: 
             return False
         cands = [(i, 0) for i in by_end.get(t, []) if i not in used]
         if rem[4] > 0:  # a gap (queueing) before time t
-            import bisect
-
             lo = bisect.bisect_left(ends, t - rem[4])
             hi = bisect.bisect_left(ends, t)
             for e in reversed(ends[lo:hi]):
@@ -210,8 +209,6 @@ def critical_path(spans: Sequence[tuple[str, str, int, int, int, int]], submit: 
 def _greedy(spans: Any, submit: int, complete: int, by_end: dict[int, list[int]],
             ends: list[int], chain: list[tuple[int, int]]) -> None:
     """Fallback: follow the latest-ending predecessor (still contiguous, sums to the latency)."""
-    import bisect
-
     t, used = complete, set()
     while t > submit:
         hi = bisect.bisect_right(ends, t)
@@ -395,7 +392,7 @@ def explain(path: str | Path, overrides: Sequence[str] | None = None, which: str
             seed: int | None = None, ablations: bool = True, jobs: int | None = None,
             quiet: bool = True) -> Explanation:
     from cephsim.runner import run_scenario
-    from cephsim.sweep import load_resolved
+    from cephsim.scenario.load import load_resolved
 
     overrides = list(overrides or [])
     sc, r = load_resolved(path, overrides)
@@ -512,7 +509,8 @@ def ablation_variants(sc: Any, r: Any) -> list[tuple[str, list[str]]]:
 
 def run_ablations(path: str | Path, overrides: list[str], sc: Any, r: Any, seed: int,
                   jobs: int | None = None, quiet: bool = True) -> list[dict[str, Any]]:
-    from cephsim.sweep import Task, execute, load_resolved
+    from cephsim.scenario.load import load_resolved
+    from cephsim.sweep import Task, execute
 
     rows: list[dict[str, Any]] = []
     tasks = []

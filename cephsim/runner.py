@@ -65,7 +65,7 @@ def _stall_process(env: simpy.Environment, osd: Any, rate_hz: float, dur: Sample
     mean_gap_ns = 1e9 / rate_hz
     while True:
         yield env.timeout(int(rng.exponential(mean_gap_ns)) + 1)
-        osd.kv_sync.block(int(env.now), dur())
+        osd.kv_sync.block(int(env.now), dur.draw())
 
 
 def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
@@ -153,7 +153,7 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
     t_first = state["t_first"] or 0
     t_last = rec.last_complete()
     runtime = max(1, t_last - t_first)
-    util = _utilization(cluster, runtime, t_last)
+    util = _utilization(cluster, t_last)
     counts = {"issued": wl.issued, "completed": wl.completed,
               "in_flight": wl.issued - wl.completed}
     return RunResult(resolved=r, seed=seed, records=rec, runtime_ns=runtime, sim_end_ns=kernel.now,
@@ -174,7 +174,7 @@ def progress_total(scenario: Scenario) -> int:
     return run.ios if run.ios is not None else (run.runtime or 0) // 1_000_000
 
 
-def _utilization(cluster: Cluster, runtime: int, t_end: int) -> dict[str, float]:
+def _utilization(cluster: Cluster, t_end: int) -> dict[str, float]:
     """Busy fraction of the main resources over the whole simulated time (0..1).
 
     Cores: the busy fraction of a core set (a host's cores, or the OSDs' cpuset

@@ -6,8 +6,8 @@
   (:func:`diff_ci`).  With common random numbers (same seeds for A and B) a
   paired interval is tighter; we report the Welch one, which is never
   optimistic.
-- Within one run (K = 1): batch means over consecutive ops
-  (:func:`batch_means`), which accounts for the correlation between
+- Within one run (K = 1): the t-interval of batch means over consecutive ops
+  (:func:`batch_mean_values`), which accounts for the correlation between
   neighbouring ops of a closed-loop queue better than treating ops as
   independent.
 - From a fio summary only (mean, stddev, N): the normal interval of the mean
@@ -60,16 +60,13 @@ def diff_ci(a: Sequence[float], b: Sequence[float],
     return d, _t(df, level) * math.sqrt(se2)
 
 
-def batch_means(samples: Sequence[float], batches: int = 20,
-                level: float = LEVEL) -> tuple[float, float | None]:
-    """Mean of one run's per-op samples, with a batch-means t-interval."""
+def batch_mean_values(samples: Sequence[float], batches: int = 20) -> list[float]:
+    """Means of ``batches`` consecutive, equal-sized batches of one run's per-op samples
+    (the tail that does not fill a batch is left out); [] with fewer samples than batches.
+    Their :func:`mean_ci` is the interval of the run's mean."""
     x = np.asarray(samples, dtype=float)
-    if x.size < 2 * batches:
-        return (float(x.mean()) if x.size else math.nan), None
     n = x.size // batches * batches
-    means = x[:n].reshape(batches, -1).mean(axis=1)
-    _, h = mean_ci(means, level)
-    return float(x.mean()), h
+    return x[:n].reshape(batches, -1).mean(axis=1).tolist() if n else []
 
 
 def summary_ci(mean: float, stddev: float | None, n: int | None,

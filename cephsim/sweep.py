@@ -180,25 +180,13 @@ def grid(axes: Sequence[Axis]) -> list[Point]:
     return [Point(i, tuple(c)) for i, c in enumerate(combos)]
 
 
-# ----------------------------------------------------------------- loading one point
-
-
-def load_point(path: str | Path, overrides: Sequence[str] | None = None) -> Any:
-    """Load one grid point (the scenario schema accepts, and ``run`` ignores, the ``sweep:`` block)."""
-    from cephsim.scenario.load import load_scenario
-
-    return load_scenario(path, list(overrides or []))
-
-
-def load_resolved(path: str | Path, overrides: Sequence[str] | None = None) -> tuple[Any, Any]:
-    """(scenario, resolved model) of one point; errors located in the file or the override."""
-    from cephsim.scenario.load import load_resolved as _load_resolved
-
-    return _load_resolved(path, list(overrides or []))
+# ----------------------------------------------------------------- validating the points
 
 
 def validate_points(path: str | Path, points: Sequence[Point]) -> list[Any]:
     """Load and resolve every point before anything runs; one error naming the failing points."""
+    from cephsim.scenario.load import load_resolved
+
     failures: list[tuple[Point, CephsimError]] = []
     scenarios = []
     for pt in points:
@@ -221,10 +209,6 @@ def validate_points(path: str | Path, points: Sequence[Point]) -> list[Any]:
         if len(failures) > 10:
             problems.append(Problem(f"... and {len(failures) - 10} more failing sweep points"))
     problems.append(Problem("nothing was run"))
-    return _raise(problems)
-
-
-def _raise(problems: list[Problem]) -> Any:
     raise CephsimError(problems)
 
 
@@ -254,6 +238,8 @@ def _run_task(task: Task) -> dict[str, Any]:
 
     from cephsim.report.summary import breakdown, job_stats
     from cephsim.runner import run_scenario
+    from cephsim.scenario.load import load_resolved
+    from cephsim.stats import batch_mean_values
 
     sc, r = load_resolved(task.scenario, task.overrides)
     if sc.run.records != task.records:  # statistics do not depend on it (records.py)
@@ -274,12 +260,9 @@ def _run_task(task: Task) -> dict[str, Any]:
         a = res.records.arrays()
         mask = a["is_write"] if direction == "write" else ~a["is_write"]
         lat = (a["complete"] - a["submit"])[mask]
-        nb = 20
-        n = lat.size // nb * nb
-        out["batch_means_us"] = (lat[:n].reshape(nb, -1).mean(axis=1) / 1e3).tolist() if n else []
+        out["batch_means_us"] = batch_mean_values(lat / 1e3)
         b = breakdown(res) or {}
         out["breakdown"] = b.get(direction)
-        out["lat_sum_ns"] = int(lat.sum())
         out["acc_sum_ns"] = [int(x) for x in np.asarray(a["acc"][mask]).sum(axis=0)]
     return out
 

@@ -119,7 +119,7 @@ class Protocol:
         log = 1.0 + (costs.logging_overhead if r.ceph.debug_logging == "default" else 0.0)
         self.cost = {s: costs.cost(s) * (log if s.startswith("osd.") else 1.0)
                      for s in costs.kcycles}
-        self.jitter = jitter  #: callable -> multiplicative CPU-work factor
+        self.jitter = jitter  #: multiplicative CPU-work factors (``jitter.draw()``)
         self.per_kib = self.cost["kernel.per_kib"]
         self.engine = r.scenario.workload.engine
         self.size = r.scenario.pool.size
@@ -170,11 +170,12 @@ class Protocol:
         rbd (librbd): fio thread -> librbd dispatch thread (one op thread before Pacific, an
         io_context pool of two after) -> msgr-worker; reply: msgr-worker -> librados
         finisher -> fio thread.  (From Pacific the finisher strand runs on the same pool;
-        here it is its own serial thread, so it does not take CPU from the dispatch.)  rados (librados directly): the caller runs the
-        Objecter itself.  krbd / CephFS kernel client: the fio thread's syscall queues
-        the request to a kworker on its CPU (rbd / VFS work, libceph encode), which
-        sends it; the reply is read by libceph's work item for that OSD connection
-        (:meth:`Cluster.kernel_conn`), which completes the request and wakes fio.
+        here it is its own serial thread, so it does not take CPU from the dispatch.)
+        rados (librados directly): the caller runs the Objecter itself.  krbd / CephFS
+        kernel client: the fio thread's syscall queues the request to a kworker on its
+        CPU (rbd / VFS work, libceph encode), which sends it; the reply is read by
+        libceph's work item for that OSD connection (:meth:`Cluster.kernel_conn`), which
+        completes the request and wakes fio.
         """
         k, c, acc, job = self.k, self.c, op.acc, op.job
         engine = self.engine

@@ -82,10 +82,6 @@ class Target:
     source: str
     file: str | None = None
 
-    def fmt(self, v: float | None = None) -> str:
-        v = self.value if v is None else v
-        return f"{v:.0f}" if self.stat == "iops" else f"{v / 1e3:.1f}"
-
     @property
     def unit(self) -> str:
         return "IOPS" if self.stat == "iops" else "us"

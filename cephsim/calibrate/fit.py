@@ -27,7 +27,7 @@ import numpy as np
 from cephsim.calibrate.cases import Case
 from cephsim.calibrate.objective import (CaseModel, param_values, prepare, rel_error, residuals,
                                          simulate)
-from cephsim.calibrate.params import Param, bounds, fmt_value, get_value, start_value
+from cephsim.calibrate.params import Param, bounds, fmt_value, start_value
 from cephsim.errors import CephsimError
 
 
@@ -193,7 +193,7 @@ def calibrate(cases: list[Case], params: list[Param], opts: FitOptions) -> FitRe
                      time.perf_counter() - t0, opts, by_rel, msg)
 
 
-def profile_documents(res: FitResult, models_costs: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+def profile_documents(res: FitResult) -> dict[str, dict[str, Any]]:
     """One profile document (``ceph.profile`` format) per release."""
     from cephsim.calibrate.params import set_values
     from cephsim.software import software_table
@@ -285,6 +285,3 @@ def fit_text(res: FitResult) -> str:
 def _fmt(v: float, unit: str) -> str:
     return f"{v:.0f}" if unit == "IOPS" else f"{v / 1e3:.1f}"
 
-
-def current_values(models: list[CaseModel], params: list[Param]) -> dict[str, float]:
-    return {p.label: get_value(m.costs, p.name) for p in params for m in models if p.applies(m.release)}

@@ -43,16 +43,11 @@ class CaseModel:
 
 
 def prepare(case: Case) -> CaseModel:
-    from cephsim.resolve import resolve
-    from cephsim.scenario.load import load_scenario, locate
+    from cephsim.scenario.load import load_resolved
 
     if case.skip_reason:
         raise CephsimError.single(case.skip_reason)
-    sc = load_scenario(case.scenario_path, case.overrides or None)
-    try:
-        r = resolve(sc, case.scenario_path)
-    except CephsimError as e:
-        raise locate(e, case.scenario_path, case.overrides or None) from None
+    sc, r = load_resolved(case.scenario_path, case.overrides or None)
     return CaseModel(case, sc, r)
 
 

@@ -14,10 +14,8 @@ import math
 from pathlib import Path
 from typing import Any
 
+from cephsim.components.network import TCP_HEADERS, WIRE_OVERHEAD
 from cephsim.errors import CephsimError
-
-TCP_HEADERS = 52
-WIRE_OVERHEAD = 90
 
 
 def one_way_ns(r: Any, src: str, dst: str, nbytes: int) -> dict[str, float]:
@@ -32,7 +30,7 @@ def one_way_ns(r: Any, src: str, dst: str, nbytes: int) -> dict[str, float]:
     up = wire * 8e9 / a.nic.speed_bps
     first = (min(nbytes, mss) + WIRE_OVERHEAD) * 8e9 / a.nic.speed_bps
     egress = wire * 8e9 / min(b.nic.speed_bps, net.switch.speed_bps)
-    sw = float(net.switch.latency.mean_ns) if hasattr(net.switch.latency, "mean_ns") else float(net.switch.latency)
+    sw = float(net.switch.latency.mean_ns)
     if net.switch.forwarding == "cut-through":
         serial = first + egress
     else:  # store-and-forward: the whole message in, then out
@@ -61,20 +59,15 @@ def critical_hops(r: Any) -> list[tuple[str, str, str, int, int]]:
 
 def run_pair(scenario: Path, sets: list[str], seed: int | None, ios: int | None) -> dict[str, Any]:
     from cephsim.report.summary import breakdown, job_stats
-    from cephsim.resolve import resolve
     from cephsim.runner import run_scenario
-    from cephsim.scenario.load import load_scenario, locate
+    from cephsim.scenario.load import load_resolved
 
     if not sets:
         raise CephsimError.single("what-if needs at least one --set change", path="--set")
     out: dict[str, Any] = {"scenario": str(scenario), "changes": sets}
     extra = [f"run.ios={ios}"] if ios else []
     for label, s in (("before", extra), ("after", extra + sets)):
-        sc = load_scenario(scenario, s or None)
-        try:
-            r = resolve(sc, scenario)
-        except CephsimError as e:
-            raise locate(e, scenario, s or None) from None
+        sc, r = load_resolved(scenario, s or None)
         res = run_scenario(sc, scenario_path=scenario, seed=seed, resolved=r)
         d = job_stats(res).write
         if d is None:

@@ -36,9 +36,6 @@ class Sampler:
             buf.extend(reversed(self._draw(self.BATCH)))
         return buf.pop()
 
-    def __call__(self) -> int:
-        return self.draw()
-
 
 def fixed(value_ns: int) -> Sampler:
     """A sampler that always gives ``value_ns`` (draws nothing from any stream)."""
@@ -69,6 +66,3 @@ class Jitter:
             else:
                 buf.extend(np.exp(self.rng.normal(-s * s / 2, s, self.BATCH)).tolist())
         return buf.pop()
-
-    def __call__(self) -> float:
-        return self.draw()

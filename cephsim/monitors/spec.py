@@ -95,10 +95,6 @@ class ProposalWorkload(_M):
     message_overhead: Size = Field("200B", description="MMonPaxos header and encoding overhead per message.")
 
 
-#: the former name (``MonitorSpec.workload``)
-Workload = ProposalWorkload
-
-
 class ClientCommand(_M):
     """One kind of client operation, started periodically by a fresh client process."""
 
@@ -121,24 +117,20 @@ class MonThresholds(_M):
     broken_min_success: float = Field(0.5, ge=0, le=1, description="A command kind whose success rate is below this makes the verdict 'broken' (seed 004: health, auth and rbd map were 'no longer possible').")
 
 
-#: the former name (``MonitorSpec.thresholds``)
-Thresholds = MonThresholds
-
-
 class MonitorSpec(_M):
     """A monitor cluster, its timers, its Paxos workload and the clients using it."""
 
     mons: list[str] = Field(default_factory=lambda: ["a", "b", "c"], min_length=1, description="Monitor names in rank order (rank 0 first).")
     election_strategy: Literal["classic", "connectivity"] = Field("classic", description="mon_election_default_strategy: classic (1, default) or connectivity (3).")
     timers: TimerOptions = Field(default_factory=TimerOptions, description="Ceph timer options.")
-    workload: Workload = Field(default_factory=Workload, description="Paxos proposal workload.")
+    workload: ProposalWorkload = Field(default_factory=ProposalWorkload, description="Paxos proposal workload.")
     clients: list[str] = Field(default_factory=lambda: ["client"], description="Client host names (each runs every command kind).")
     commands: list[ClientCommand] = Field(default_factory=_default_commands, description="Client command kinds.")
     duration: Duration = Field("1h", description="Simulated monitor time.")
     warmup: Duration = Field("60s", description="Clients start after this (the cluster had quorum before netem was applied).")
     initial_connections: Literal["established", "none"] = Field("established", description="'established': mon<->mon connections exist at t=0 (netem added to a running cluster, seed 004); 'none': cold start, every connection needs a handshake.")
     connection_fault_rate_per_hour: float = Field(0.0, ge=0, description="Injected mon<->mon connection resets per hour per pair (TCP reset, mon restart); 0 by default.")
-    thresholds: Thresholds = Field(default_factory=Thresholds, description="Verdict thresholds.")
+    thresholds: MonThresholds = Field(default_factory=MonThresholds, description="Verdict thresholds.")
 
     @model_validator(mode="after")
     def _check(self) -> MonitorSpec:

@@ -11,7 +11,7 @@ import difflib
 import io
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from pydantic import BaseModel, ValidationError
 from ruamel.yaml import YAML
@@ -225,7 +225,7 @@ def _override_origin(loc: tuple[Any, ...], overridden: dict[tuple[str, ...], str
     return None
 
 
-def load_scenario(path: str | Path, overrides: list[str] | None = None) -> Scenario:
+def load_scenario(path: str | Path, overrides: Sequence[str] | None = None) -> Scenario:
     """Read, override and validate a scenario file; raises :class:`CephsimError`."""
     p = Path(path)
     data = read_scenario_data(p)
@@ -240,7 +240,7 @@ def load_scenario(path: str | Path, overrides: list[str] | None = None) -> Scena
     return scenario
 
 
-def locate(err: CephsimError, path: str | Path, overrides: list[str] | None = None) -> CephsimError:
+def locate(err: CephsimError, path: str | Path, overrides: Sequence[str] | None = None) -> CephsimError:
     """Give problems found after validation (e.g. unknown catalog names) their file and line."""
     try:
         data = read_scenario_data(Path(path))
@@ -265,7 +265,7 @@ def locate(err: CephsimError, path: str | Path, overrides: list[str] | None = No
     return err
 
 
-def load_resolved(path: str | Path, overrides: list[str] | None = None):  # noqa: ANN201
+def load_resolved(path: str | Path, overrides: Sequence[str] | None = None):  # noqa: ANN201
     """Load, override, validate and resolve a scenario; every error located in the file.
 
     Returns ``(scenario, resolved)``.
