@@ -397,10 +397,8 @@ def explain(path: str | Path, overrides: Sequence[str] | None = None, which: str
     overrides = list(overrides or [])
     sc, r = load_resolved(path, overrides)
     if not sc.run.records:
-        sc = sc.model_copy(update={"run": sc.run.model_copy(update={"records": True})})
-        import dataclasses
-
-        r = dataclasses.replace(r, scenario=sc)
+        r = r.with_run(records=True)
+        sc = r.scenario
     seed = sc.run.seed if seed is None else seed
     from cephsim.progress import ProgressBar
 
@@ -649,6 +647,24 @@ def steps_table(ex: Explanation) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _us(ns: float) -> str:
+    return f"{ns / 1e3:.1f} us"
+
+
+def _software_lines(st: list[Step], net_ns: int, disk_ns: int, queues: str) -> list[str]:
+    """The software part of the story and the total, the same for writes and reads."""
+    cpu = sum(s.cats[1] for s in st)
+    wake = sum(s.cats[2] for s in st)
+    queue = sum(s.cats[4] for s in st)
+    hand = sum(1 for s in st if s.kind == "cpu")
+    return [
+        f"  software: {_us(cpu)} of CPU work in {hand} thread steps, {_us(wake)} of C-state wake-ups,",
+        f"            {_us(queue)} waiting in queues ({queues})",
+        f"  together: {_us(net_ns + disk_ns + cpu + wake + queue)}, "
+        f"the op's latency (network queueing counted as queueing)",
+    ]
+
+
 def story(ex: Explanation) -> str:
     """Why this op cost what it did: a write's two round trips, flushes and software; a
     read's one round trip, device read and software."""
@@ -661,15 +677,10 @@ def story(ex: Explanation) -> str:
     disk_w = sum(s.cats[3] for s in st if s.kind == "write")
     disk_f = sum(s.cats[3] for s in st if s.kind == "flush")
     nflush = sum(1 for s in st if s.kind == "flush")
-    cpu = sum(s.cats[1] for s in st)
-    wake = sum(s.cats[2] for s in st)
-    queue = sum(s.cats[4] for s in st)
-    hand = sum(1 for s in st if s.kind == "cpu")
-    us = lambda x: f"{x / 1e3:.1f} us"  # noqa: E731
     replica = next((s.resource[4:].split("->")[1] for s in rt2), None)
     replica = f"{replica} ({dict(ex.groups).get(replica, 'replica')})" if replica else None
     lines = [
-        f"Why {us(ex.latency_ns)}?  A replicated write is acknowledged only when every one of the "
+        f"Why {_us(ex.latency_ns)}?  A replicated write is acknowledged only when every one of the "
         f"{ex.pool_size} copies",
         "is on stable storage. So the client sends the write to the primary OSD and waits for its reply",
         "(network round trip 1); the primary forwards it to the other replicas and waits for their",
@@ -677,50 +688,39 @@ def story(ex: Explanation) -> str:
         "write and a cache flush; and every step in between is software: a hand-off to another thread",
         "(a queue, perhaps a C-state wake-up) and CPU work at the core's clock.",
         "For this op, along its critical path:",
-        f"  round trip 1, client <-> primary, on the wire: {us(sum(s.cats[0] for s in rt1))}",
+        f"  round trip 1, client <-> primary, on the wire: {_us(sum(s.cats[0] for s in rt1))}",
     ]
     if rt2:
         lines.append(f"  round trip 2, primary <-> {replica} (the last to answer), on the wire: "
-                     f"{us(sum(s.cats[0] for s in rt2))}")
+                     f"{_us(sum(s.cats[0] for s in rt2))}")
     else:
         lines.append("  round trip 2: none on the critical path (pool size 1, or the local commit "
                      "was slower)")
-    lines += [
-        f"  disk: {us(disk_w)} writing + {us(disk_f)} in {nflush} flush{'es' * (nflush != 1)} "
-        f"({'deferred: the 4 KiB ride in the RocksDB WAL' if ex.write_mode == 'deferred' else 'direct data write, then WAL'})",
-        f"  software: {us(cpu)} of CPU work in {hand} thread steps, {us(wake)} of C-state wake-ups,",
-        f"            {us(queue)} waiting in queues (busy threads, the PG lock, kv_sync batches)",
-        f"  together: {us(sum(s.cats[0] for s in net) + disk_w + disk_f + cpu + wake + queue)}, "
-        f"the op's latency (network queueing counted as queueing)",
-    ]
+    lines.append(
+        f"  disk: {_us(disk_w)} writing + {_us(disk_f)} in {nflush} flush{'es' * (nflush != 1)} "
+        f"({'deferred: the 4 KiB ride in the RocksDB WAL' if ex.write_mode == 'deferred' else 'direct data write, then WAL'})")
+    lines += _software_lines(st, sum(s.cats[0] for s in net), disk_w + disk_f,
+                             "busy threads, the PG lock, kv_sync batches")
     return "\n".join(lines) + "\n"
 
 
 def _read_story(ex: Explanation) -> str:
     st = ex.steps
-    us = lambda x: f"{x / 1e3:.1f} us"  # noqa: E731
     net = sum(s.cats[0] for s in st if s.kind == "net")
     disk = sum(s.cats[3] for s in st)
     nread = sum(1 for s in st if s.kind == "read")
-    cpu = sum(s.cats[1] for s in st)
-    wake = sum(s.cats[2] for s in st)
-    queue = sum(s.cats[4] for s in st)
-    hand = sum(1 for s in st if s.kind == "cpu")
     lines = [
-        f"Why {us(ex.latency_ns)}?  A read is served by the primary OSD alone (the replicas are not",
+        f"Why {_us(ex.latency_ns)}?  A read is served by the primary OSD alone (the replicas are not",
         "asked): the client sends the request to the primary and waits for the data (one network",
         "round trip); the primary reads the object's extents from BlueStore with one device read",
         "(cephsim does not model BlueStore's buffer cache: every read goes to the device); and every",
         "step in between is software: a hand-off to another thread (a queue, perhaps a C-state",
         "wake-up) and CPU work at the core's clock.",
         "For this op, along its critical path:",
-        f"  round trip, client <-> primary, on the wire: {us(net)}",
-        f"  disk: {us(disk)} in {nread} device read{'s' * (nread != 1)}",
-        f"  software: {us(cpu)} of CPU work in {hand} thread steps, {us(wake)} of C-state wake-ups,",
-        f"            {us(queue)} waiting in queues (busy threads, the PG lock)",
-        f"  together: {us(net + disk + cpu + wake + queue)}, the op's latency (network queueing "
-        "counted as queueing)",
+        f"  round trip, client <-> primary, on the wire: {_us(net)}",
+        f"  disk: {_us(disk)} in {nread} device read{'s' * (nread != 1)}",
     ]
+    lines += _software_lines(st, net, disk, "busy threads, the PG lock")
     return "\n".join(lines) + "\n"
 
 

@@ -11,7 +11,7 @@ path.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -102,6 +102,12 @@ class Resolved:
             if h.name == name:
                 return h
         raise KeyError(name)
+
+    def with_run(self, **changes: Any) -> Resolved:
+        """The same model with ``scenario.run`` fields changed (run length, records...):
+        nothing else depends on them, so nothing is resolved again."""
+        run = self.scenario.run.model_copy(update=changes)
+        return replace(self, scenario=self.scenario.model_copy(update={"run": run}))
 
 
 def _pick(kind: str, value: Any, path: str) -> Any:

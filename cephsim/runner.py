@@ -162,7 +162,7 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
                      cluster=cluster,
                      engine={"python": platform.python_version(), "simpy": simpy.__version__,
                              "numpy": np.__version__, "cephsim": __version__},
-                     warnings=_warnings(rec, r) + loss_warnings(rec, r) + site_warnings(r)
+                     warnings=_warnings(rec, r) + loss_warnings(rec, r) + site_warnings(r, cluster.acting)
                      + window_warnings(cluster.paths, wl.issued, rec, r.network.tcp)
                      + monitor_warnings(mon_report),
                      monitors=mon_report)

@@ -37,7 +37,6 @@ path on the command line replaces the block's values).
 from __future__ import annotations
 
 import csv
-import dataclasses
 import io
 import itertools
 import json
@@ -243,8 +242,8 @@ def _run_task(task: Task) -> dict[str, Any]:
 
     sc, r = load_resolved(task.scenario, task.overrides)
     if sc.run.records != task.records:  # statistics do not depend on it (records.py)
-        sc = sc.model_copy(update={"run": sc.run.model_copy(update={"records": task.records})})
-        r = dataclasses.replace(r, scenario=sc)
+        r = r.with_run(records=task.records)
+        sc = r.scenario
     res = run_scenario(sc, scenario_path=task.scenario, seed=task.seed, resolved=r)
     js = job_stats(res)
     direction = "write" if js.write is not None else "read"

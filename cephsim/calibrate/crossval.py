@@ -44,15 +44,16 @@ def cross_validate(cases: list[Case], params: list[Param], opts: FitOptions) -> 
     if len(active) < 2:
         raise CephsimError.single("cross-validation needs at least two cases that can run"
                                   + (": " + "; ".join(skipped) if skipped else ""))
+    prepared = [prepare(c) for c in active]  # loaded and resolved once, not in every fold
     folds = []
     for i, c in enumerate(active):
         train = active[:i] + active[i + 1:]
         if opts.progress:
             opts.progress(f"fold {i + 1}/{len(active)}: leave out {c.name}")
-        train_rel = {prepare(t).release for t in train}
+        train_rel = {pm.release for j, pm in enumerate(prepared) if j != i}
         use = [p for p in params if p.release is None or p.release in train_rel]
         unfitted = [p.label for p in params if p not in use]
-        m = prepare(c)
+        m = prepared[i]
         values: dict[str, float] = {}
         if use:
             fopts = FitOptions(**{**opts.__dict__, "verify": False})

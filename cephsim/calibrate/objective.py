@@ -70,8 +70,8 @@ def simulate(cm: CaseModel, values: dict[str, float], seeds: list[int], ios: int
     r = with_costs(cm, values)
     sc = cm.scenario
     if ios is not None:
-        sc = sc.model_copy(update={"run": sc.run.model_copy(update={"ios": ios, "runtime": None})})
-        r = dataclasses.replace(r, scenario=sc)
+        r = r.with_run(ios=ios, runtime=None)
+        sc = r.scenario
     lat, clat, slat, iops = [], [], [], []
     results = []
     for s in seeds:

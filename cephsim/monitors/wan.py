@@ -20,7 +20,7 @@ in ``RunResult.warnings`` (the ``warning:`` lines of the text report and
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -72,7 +72,8 @@ def _site_rtt(sites: Any, a: str, b: str) -> int:
     return 0 if ln is None else int(ln.rtt)
 
 
-def site_warnings(r: Any) -> list[str]:
+def site_warnings(r: Any, acting: Sequence[Sequence[int]]) -> list[str]:
+    """Stretch-layout warnings; ``acting``: the run's PG acting sets (``Cluster.acting``)."""
     sc = r.scenario
     sites = sc.sites
     if sites is None:
@@ -100,17 +101,14 @@ def site_warnings(r: Any) -> list[str]:
                            f"{rtt / 1e6:g} ms RTT from monitor {m} at data site "
                            f"{mon.sites.get(m)} (keep the tiebreaker within 100 ms RTT)")
     if len(data_sites) >= 2:
-        out += _round_trip_note(r, host_site, sites)
+        out += _round_trip_note(r, host_site, sites, acting)
     return out
 
 
-def _round_trip_note(r: Any, host_site: dict[str, str | None], sites: Any) -> list[str]:
+def _round_trip_note(r: Any, host_site: dict[str, str | None], sites: Any,
+                     acting: Sequence[Sequence[int]]) -> list[str]:
     """How many inter-site round trips a write pays, from the placement of the PGs."""
-    from cephsim.components.placement import acting_sets
-
-    sc = r.scenario
     osd_host = r.osd_host
-    acting = acting_sets(sc.pool.pg_num, sc.pool.size, {h.name: h.osd_ids for h in r.hosts})
     out = []
     for c in r.clients:
         cs = host_site[c]
