@@ -160,3 +160,48 @@ def test_cli_fit_tiny(tmp_path: Path) -> None:
 
     prof = load_profile(out)
     assert prof.release == "reef" and prof.scale is not None and math.isfinite(prof.scale)
+
+
+def test_file_measurement_follows_the_case_direction(tmp_path: Path) -> None:
+    """A read case compares the file's read statistics, a write case its write ones."""
+    scen = ROOT / "scenarios" / "quickstart.yaml"
+    fio = FIX / "fio" / "randrw_2jobs_normal.txt"  # job 0: read 19000 IOPS, write 8103 IOPS
+    for direction, iops, lat_ns in (("read", 19000.0, 143390.0), ("write", 8103.0, 156600.0)):
+        c = load_case(_write(tmp_path, f"scenario: {scen}\ndirection: {direction}\nmeasurements:\n"
+                             f"  - {{file: {fio}, source: x, stats: [iops, lat.mean]}}\n"))
+        assert c.direction == direction
+        assert [(t.stat, t.value) for t in c.targets] == [("iops", iops), ("lat.mean", lat_ns)]
+
+
+def test_cross_validation_labels_each_fitted_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With per-release parameters a fold reports every parameter it fitted under its own
+    label (scale@nautilus and scale@reef are two values, not the left-out release's twice)."""
+    from cephsim.calibrate import crossval
+    from cephsim.calibrate.fit import ParamResult
+
+    scen = ROOT / "scenarios" / "quickstart.yaml"
+    cases = [Case(name=n, path=ROOT / f"{n}.yaml", scenario_path=scen, overrides=[f"ceph.release={rel}"],
+                  direction="write", targets=[Target("lat.mean", 1.0, 0.02, "synthetic")])
+             for n, rel in (("reef-a", "reef"), ("reef-b", "reef"), ("naut", "nautilus"))]
+    fitted = {"scale@nautilus": 3.5, "scale@reef": 2.0}
+
+    def fake_calibrate(train, use, opts):  # noqa: ANN001, ANN202 - stands in for the fit
+        class R:
+            params = [ParamResult(p.label, p.name, p.release, 1.0, fitted[p.label], None) for p in use]
+        return R()
+
+    seen: list[dict[str, float]] = []
+
+    def fake_simulate(cm, values, seeds, ios, exact=True):  # noqa: ANN001, ANN202
+        seen.append(dict(values))
+        return {"lat.mean": 1.0}
+
+    monkeypatch.setattr(crossval, "calibrate", fake_calibrate)
+    monkeypatch.setattr(crossval, "simulate", fake_simulate)
+    params = parse_params(["scale"], ["nautilus", "reef"], shared=False)
+    folds, _ = crossval.cross_validate(cases, params, FitOptions(seeds=1, ios=200))
+    by = {f.left_out: f for f in folds}
+    assert by["reef-a"].params == fitted  # trained on reef-b and naut: both releases fitted
+    assert by["naut"].params == {"scale@reef": 2.0} and by["naut"].unfitted == ["scale@nautilus"]
+    # each left-out case is predicted with its own release's value
+    assert seen == [{"scale": 2.0}, {"scale": 2.0}, {}]

@@ -150,7 +150,8 @@ def load_case(path: str | Path) -> Case:
         if not src:
             raise _err(path, "every measurement needs its source", f"{key}.source")
         if "file" in m:
-            targets += _from_file(path, key, base / str(m["file"]), m, str(src), sig_over)
+            targets += _from_file(path, key, base / str(m["file"]), m, str(src), sig_over,
+                                  direction)
         elif "values" in m:
             vals = m["values"]
             if not isinstance(vals, dict) or not vals:
@@ -188,7 +189,8 @@ def load_case(path: str | Path) -> Case:
 
 
 def _from_file(case_path: Path, key: str, f: Path, m: dict[str, Any], src: str,
-               sig_over: dict[str, Any]) -> list[Target]:
+               sig_over: dict[str, Any], direction: str) -> list[Target]:
+    """The statistics of the case's ``direction`` (write or read) in one fio output."""
     from cephsim.readers.detect import read_any
     from cephsim.readers.model import FioMeasurement
 
@@ -210,7 +212,6 @@ def _from_file(case_path: Path, key: str, f: Path, m: dict[str, Any], src: str,
     if not 0 <= job_i < len(meas.jobs):
         raise _err(case_path, f"{f} has {len(meas.jobs)} job block(s); job {job_i} does not exist",
                    f"{key}.job")
-    direction = str(m.get("direction", "write"))
     d = meas.jobs[job_i].directions.get(direction)
     if d is None:
         raise _err(case_path, f"{f}: job {job_i} has no {direction} results", f"{key}.file")

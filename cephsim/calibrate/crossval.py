@@ -54,15 +54,16 @@ def cross_validate(cases: list[Case], params: list[Param], opts: FitOptions) -> 
         use = [p for p in params if p.release is None or p.release in train_rel]
         unfitted = [p.label for p in params if p not in use]
         m = prepared[i]
-        values: dict[str, float] = {}
+        values: dict[str, float] = {}  #: by name: what the left-out case is predicted with
+        fitted: dict[str, float] = {}  #: by label: every parameter this fold fitted
         if use:
             fopts = FitOptions(**{**opts.__dict__, "verify": False})
             res = calibrate(train, use, fopts)
             values = {p.name: pr.value for p, pr in zip(use, res.params) if p.applies(m.release)}
+            fitted = {p.label: pr.value for p, pr in zip(use, res.params)}
         pred = simulate(m, values, [opts.seed0], opts.verify_ios, exact=False)
         rows = [(t.stat, t.value, pred[t.stat], rel_error(pred[t.stat], t.value)) for t in c.targets]
-        folds.append(Fold(c.name, [t.name for t in train],
-                          {p.label: v for p in use for k, v in values.items() if k == p.name},
+        folds.append(Fold(c.name, [t.name for t in train], fitted,
                           unfitted, rows, {t.stat: t.unit for t in c.targets}))
     return folds, skipped
 
