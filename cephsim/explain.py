@@ -725,9 +725,10 @@ def _read_story(ex: Explanation) -> str:
 
 
 def _roles_of(ex: Explanation, s: Step) -> str:
+    """The roles of a network step's two ends, e.g. 'client primary: osd.0'."""
     a, b = s.resource[4:].split("->")
     roles = dict(ex.groups)
-    return " ".join(roles.get(a, "") + " " + roles.get(b, "") for _ in [0])
+    return roles.get(a, "") + " " + roles.get(b, "")
 
 
 def attribution(ex: Explanation) -> str:

@@ -379,7 +379,7 @@ class Scenario(_M):
             for h in (ln.src, ln.dst):
                 if h not in names:
                     raise ValueError(f"network.links: no host named {h!r}")
-        _check_sites(self, names)
+        _check_sites(self)
         _check_monitors(self, names)
         return self
 
@@ -390,7 +390,7 @@ def _site_error(path: str, site: str, sites: Sites | None) -> ValueError:
     return ValueError(f"{path}: no site named {site!r} (sites: {', '.join(sites.names)})")
 
 
-def _check_sites(s: Scenario, names: list[str]) -> None:
+def _check_sites(s: Scenario) -> None:
     for gi, g in enumerate(s.hosts):
         if g.site is not None and (s.sites is None or g.site not in s.sites.names):
             raise _site_error(f"hosts.{gi}.site", g.site, s.sites)
