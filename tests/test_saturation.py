@@ -159,3 +159,12 @@ def test_librbd_threads_default_per_release() -> None:
         assert resolve(sc, CONSTANT).ceph.librbd_threads == n
     sc = load_scenario(CONSTANT, ["ceph.release=reef", "ceph.librbd_threads=4"])
     assert resolve(sc, CONSTANT).ceph.librbd_threads == 4
+
+
+@pytest.mark.parametrize("value,msg", [("0", "greater than or equal to 1"),
+                                       ("two", "valid integer")])
+def test_bad_librbd_threads_is_a_clean_error(run_cli, value: str, msg: str) -> None:
+    r = run_cli("validate", SC / "quickstart.yaml", "--set", f"ceph.librbd_threads={value}")
+    assert r.exit_code == 2
+    assert f"--set ceph.librbd_threads={value}" in r.stderr and msg in r.stderr
+    assert "Traceback" not in r.output
