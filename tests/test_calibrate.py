@@ -60,6 +60,12 @@ def test_case_errors(tmp_path: Path) -> None:
     with pytest.raises(CephsimError, match="only fio output"):
         load_case(_write(tmp_path, f"scenario: {scen}\nmeasurements:\n"
                          f"  - {{file: {FIX / 'ping/iputils_loopback_c5.txt'}, source: x, stats: [lat.mean]}}\n"))
+    bad_dir = _write(tmp_path, f"scenario: {scen}\ndirection: mixed\nmeasurements:\n"
+                     "  - {values: {lat.mean: 1ms}, source: x}\n")
+    with pytest.raises(CephsimError, match="direction must be write or read"):
+        load_case(bad_dir)
+    r = runner.invoke(app, ["calibrate", str(bad_dir), "--fit", "scale"])
+    assert r.exit_code == 2 and "direction must be write or read" in r.output
     with pytest.raises(CephsimError, match="no such case file"):
         load_case(tmp_path / "missing.yaml")
     # a missing scenario skips the case with its reason instead of failing
