@@ -254,7 +254,7 @@ def _add_site_links(scenario: Scenario, hosts: list[HostConfig],
     sites = scenario.sites
     if sites is None or not sites.links:
         return
-    from cephsim.monitors.scenario import Imp, combine
+    from cephsim.monitors.scenario import combine, site_hop
 
     site_of = {g.name: g.site for g in scenario.hosts}
     for a in hosts:
@@ -264,12 +264,9 @@ def _add_site_links(scenario: Scenario, hosts: list[HostConfig],
             sl = sites.link(site_of[a.group], site_of[b.group])
             if sl is None:
                 continue
-            imp = combine([links.get((a.name, b.name)),
-                           Imp(delay=sl.rtt // 2, jitter=sl.jitter, distribution=sl.distribution,
-                               loss=sl.loss)])
+            imp = combine([links.get((a.name, b.name)), site_hop(sl)])
             links[(a.name, b.name)] = Netem.model_construct(
-                delay=imp.delay, jitter=imp.jitter if imp.delay else 0,
-                distribution=imp.distribution, loss=imp.loss)
+                delay=imp.delay, jitter=imp.jitter, distribution=imp.distribution, loss=imp.loss)
 
 
 def resolved_dict(r: Resolved) -> dict[str, Any]:

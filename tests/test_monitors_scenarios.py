@@ -74,3 +74,14 @@ def test_mon_threshold_bad_points(run_cli):
 def test_mon_threshold_without_monitors_is_a_clean_error(run_cli):
     r = run_cli("mon-threshold", ROOT / "scenarios" / "quickstart.yaml")
     assert r.exit_code == 2 and "no monitors section" in r.output and "Traceback" not in r.output
+
+
+def test_netem_impairments_stack_as_netem_would():
+    """Delays add, jitters add in quadrature, losses compound; jitter alone is dropped."""
+    from cephsim.monitors.scenario import Imp, combine
+
+    both = combine([Imp(delay=3_000, jitter=300), None, Imp(delay=4_000, jitter=400, loss=0.5),
+                    Imp(loss=0.5)])
+    assert (both.delay, both.jitter, both.loss) == (7_000, 500, 0.75)
+    alone = combine([Imp(jitter=300), Imp(loss=0.1)])
+    assert (alone.delay, alone.jitter) == (0, 0) and alone.loss == pytest.approx(0.1)

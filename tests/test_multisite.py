@@ -143,3 +143,19 @@ def test_tiebreaker_at_a_data_site(run_cli, tmp_path):
 def test_host_netem_errors_still_located(run_cli, tmp_path):
     _check(run_cli, tmp_path, BASE.replace("    count: 3\n", "    count: 3\n    netem: {delay: -1ms}\n"),
            "hosts.0.netem.delay", "must not be negative", line=10)
+
+
+def test_tiebreaker_site_comes_from_its_hosts_own_group(tmp_path):
+    """Host ``a00`` is group ``a0``'s (at the arbiter site), not group ``a``'s host 0 (dc1):
+    the tiebreaker placed on it is accepted.  A name-prefix lookup took it for ``a``'s."""
+    text = BASE + "  tiebreaker: e\n"
+    text = text.replace("{name: e, site: arbiter}", "{name: e, host: a00}")
+    text = text.replace("  - {name: client, site: dc1,",
+                        "  - {name: a, site: dc1, cpu: epyc-7313p, nic: connectx5-25g}\n"
+                        "  - {name: a0, site: arbiter, cpu: epyc-7313p, nic: connectx5-25g}\n"
+                        "  - {name: client, site: dc1,")
+    f = tmp_path / "groups.yaml"
+    f.write_text(text)
+    s = load_scenario(f)
+    assert s.host_groups()["a00"].name == "a0" and s.host_groups()["a0"].name == "a"
+    assert s.monitors is not None and s.monitors.tiebreaker == "e"

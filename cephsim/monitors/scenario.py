@@ -44,7 +44,9 @@ class Imp:
 
 
 def combine(imps: Iterable[Any]) -> Imp:
-    """Stack netem impairments (objects with delay, jitter, distribution, loss)."""
+    """Stack netem impairments (objects with delay, jitter, distribution, loss): delays
+    add, jitters add in quadrature, losses compound.  Jitter without any delay is dropped,
+    as netem ignores it."""
     delay, jit2, dist, keep = 0, 0.0, "uniform", 1.0
     for i in imps:
         if i is None:
@@ -55,8 +57,15 @@ def combine(imps: Iterable[Any]) -> Imp:
                 dist = i.distribution
             jit2 += float(i.jitter) ** 2
         keep *= 1.0 - float(i.loss)
-    return Imp(delay=delay, jitter=int(round(math.sqrt(jit2))), distribution=dist,
+    return Imp(delay=delay, jitter=int(round(math.sqrt(jit2))) if delay else 0, distribution=dist,
                loss=min(1.0, max(0.0, 1.0 - keep)))
+
+
+def site_hop(link: Any) -> Imp:
+    """One direction of an inter-site link (a ``sites.links`` entry): half its RTT, with
+    its jitter and loss."""
+    return Imp(delay=link.rtt // 2, jitter=link.jitter, distribution=link.distribution,
+               loss=link.loss)
 
 
 @dataclass(frozen=True)
@@ -102,20 +111,12 @@ class MonitorSetup:
         }
 
 
-def _host_index(scenario: Scenario) -> dict[str, Any]:
-    out = {}
-    for g in scenario.hosts:
-        for i in range(g.count):
-            out[f"{g.name}{i}"] = g
-    return out
-
-
 def monitor_setup(scenario: Scenario, default_clients: Iterable[str]) -> MonitorSetup | None:
     """Build the monitor model's inputs from a validated scenario (None without monitors)."""
     mcfg = scenario.monitors
     if mcfg is None:
         return None
-    hosts = _host_index(scenario)
+    hosts = scenario.host_groups()
     clients = list(mcfg.clients or default_clients)
     mons = [m.name for m in mcfg.mons]
     spec = MonitorSpec(
@@ -157,12 +158,11 @@ def monitor_setup(scenario: Scenario, default_clients: Iterable[str]) -> Monitor
             if scenario.sites is not None:
                 sl = scenario.sites.link(site[a], site[b])
                 if sl is not None:
-                    parts.append(Imp(delay=sl.rtt // 2, jitter=sl.jitter,
-                                     distribution=sl.distribution, loss=sl.loss))
+                    parts.append(site_hop(sl))
             parts += explicit.get((a, b), [])
             imp = combine(parts)
             if imp.delay or imp.loss:
-                links[(a, b)] = LinkSpec(delay_ns=imp.delay, jitter_ns=imp.jitter if imp.delay else 0,
+                links[(a, b)] = LinkSpec(delay_ns=imp.delay, jitter_ns=imp.jitter,
                                          distribution=imp.distribution, loss=imp.loss)
     return MonitorSetup(spec=spec, net=MonNetwork(nodes=nodes, links=links), sites=site,
                         tiebreaker=mcfg.tiebreaker)

@@ -355,11 +355,14 @@ class Scenario(_M):
     sweep: SweepBlock | None = Field(None, description="Axes for `cephsim sweep` (ignored by `cephsim run`).")
     monitors: Monitors | None = Field(None, description="Monitor cluster, its links and the clients running monitor commands; simulated after the data path.")
 
+    def host_groups(self) -> dict[str, HostGroup]:
+        """Every host by name (``{group.name}{i}``) -> its group.  Names are unique
+        (checked below), so a host named ``a00`` is group ``a0``'s, never group ``a``'s."""
+        return {f"{g.name}{i}": g for g in self.hosts for i in range(g.count)}
+
     @model_validator(mode="after")
     def _cross_checks(self) -> Scenario:
-        names: list[str] = []
-        for g in self.hosts:
-            names += [f"{g.name}{i}" for i in range(g.count)]
+        names = [f"{g.name}{i}" for g in self.hosts for i in range(g.count)]
         if len(set(names)) != len(names):
             raise ValueError("hosts: host group names produce duplicate host names")
         osd_hosts = [f"{g.name}{i}" for g in self.hosts if g.osds and g.osds.count > 0
@@ -424,20 +427,11 @@ def _check_monitors(s: Scenario, names: list[str]) -> None:
                                  f"(monitors: {', '.join(mon_names)})")
     if m.tiebreaker is not None and s.sites is not None:
         tb = next(x for x in m.mons if x.name == m.tiebreaker)
-        site = tb.site or _host_site(s, tb.host)
+        host_group = s.host_groups().get(tb.host) if tb.host else None
+        site = tb.site or (host_group.site if host_group else None)
         data_sites = {g.site for g in s.hosts if g.osds and g.osds.count > 0}
         if site is None:
             raise ValueError(f"monitors.tiebreaker: the tiebreaker {tb.name!r} has no site; give monitors.mons.{mon_names.index(tb.name)}.site")
         if site in data_sites:
             raise ValueError(f"monitors.tiebreaker: the tiebreaker {tb.name!r} is at site {site!r}, which holds OSDs; "
                              "stretch mode needs it at a third site")
-
-
-def _host_site(s: Scenario, host: str | None) -> str | None:
-    if host is None:
-        return None
-    for g in s.hosts:
-        if host.startswith(g.name) and host[len(g.name):].isdigit() and int(host[len(g.name):]) < g.count:
-            return g.site
-    return None
-
