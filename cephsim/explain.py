@@ -237,6 +237,18 @@ def _host_of(resource: str, osd_host: dict[int, str]) -> str:
     return head
 
 
+def _net_ends(resource: str) -> tuple[str, str]:
+    """The two hosts of a network resource ``net A->B``."""
+    a, b = resource[4:].split("->")
+    return a, b
+
+
+def row_name(resource: str) -> str:
+    """The timeline row (and the table's "where") of a resource: ``A->B`` for the network,
+    a kv_sync batch on its kv_sync thread's row."""
+    return resource[4:] if resource.startswith("net ") else resource.removesuffix(" batch")
+
+
 def _thread(resource: str) -> str:
     """Kind of thread or device: app, librbd, msgr, finisher, kworker, shard, kv_sync, ..."""
     if resource.startswith("net "):
@@ -263,7 +275,7 @@ def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
         th = _thread(s.resource)
         osd = s.resource.split(".", 1)[0]
         if s.kind == "net":
-            a, b = s.resource[4:].split("->")
+            a, b = _net_ends(s.resource)
             ra, rb = roles.get(a, ""), roles.get(b, "")
             if ra == "client":
                 w = (f"MOSDOp: the write request and its {nbytes // 1024} KiB travel to the primary"
@@ -314,7 +326,7 @@ def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
                 s.what = ("client msgr-worker: encodes MOSDOp, kernel TCP send" if sending else
                           "client msgr-worker: TCP receive, decodes the reply")
             elif sending:
-                nh = roles.get(nxt.resource[4:].split("->")[1], "") if nxt else ""
+                nh = roles.get(_net_ends(nxt.resource)[1], "") if nxt else ""
                 s.what = (f"{role} msgr-worker: " + (("sends MOSDOpReply to the client (commit_sent)"
                                                       if is_write else
                                                       "sends MOSDOpReply with the data to the client")
@@ -325,7 +337,7 @@ def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
                 s.what = f"{role} msgr-worker: TCP receive, decodes the message" + (
                     ", queues the op to its PG's shard (initiated -> queued_for_pg)"
                     if role == "primary" and prev is not None and prev.kind == "net"
-                    and roles.get(prev.resource[4:].split("->")[0]) == "client" else "")
+                    and roles.get(_net_ends(prev.resource)[0]) == "client" else "")
         elif th == "shard":
             if role == "primary" and not is_write:
                 s.what = ("primary op shard (tp_osd_tp): do_op for a read: object context, "
@@ -429,7 +441,7 @@ def explain(path: str | Path, overrides: Sequence[str] | None = None, which: str
     client = host_of.get(spans[0][0], "client") if spans else "client"
     roles[client] = "client"
     nets = [sp for sp in sorted(spans, key=lambda x: (x[2], x[3])) if sp[1] == "net"]
-    primary = nets[0][0][4:].split("->")[1] if nets else ""
+    primary = _net_ends(nets[0][0])[1] if nets else ""
     roles[primary] = "primary"
     for sp in sorted(spans, key=lambda x: (x[2], x[3])):
         h = host_of[sp[0]]
@@ -561,7 +573,7 @@ def timeline(ex: Explanation, width: int = WIDTH) -> str:
     rows: dict[str, list[str]] = {}
     order: dict[str, list[str]] = {}
     for sp in sorted(ex.spans, key=lambda x: (x[2], x[3])):
-        name = sp[0][4:] if sp[0].startswith("net ") else sp[0].replace(" batch", "")
+        name = row_name(sp[0])
         host = ex.host_of.get(sp[0], "")
         if name not in rows:
             rows[name] = [" "] * bar_w
@@ -586,7 +598,7 @@ def timeline(ex: Explanation, width: int = WIDTH) -> str:
         if s.kind == "wait" and s.resource == "(wait)":
             nxt = ex.steps[ex.steps.index(s) + 1] if s is not ex.steps[-1] else None
             if nxt is not None:
-                name = nxt.resource[4:] if nxt.resource.startswith("net ") else nxt.resource
+                name = row_name(nxt.resource)
                 if name in rows:
                     for c in range(col(s.start), col(s.end)):
                         if rows[name][c] == " ":
@@ -635,7 +647,7 @@ def _nice_step(x: float) -> float:
 def steps_table(ex: Explanation) -> str:
     lines = [f"{'#':>3} {'at (us)':>8} {'takes':>8}  {'where':<22} what"]
     for i, s in enumerate(ex.steps, 1):
-        where = s.resource[4:] if s.resource.startswith("net ") else s.resource.replace(" batch", "")
+        where = row_name(s.resource)
         where = where.replace("osd", "osd.", 1) if where.startswith("osd") else where
         head = f"{i:>3} {s.start / 1e3:8.1f} {s.dur / 1e3:8.1f}  {where[:22]:<22} "
         wrapped = textwrap.wrap(s.what, WIDTH - len(head)) or [""]
@@ -677,7 +689,7 @@ def story(ex: Explanation) -> str:
     disk_w = sum(s.cats[3] for s in st if s.kind == "write")
     disk_f = sum(s.cats[3] for s in st if s.kind == "flush")
     nflush = sum(1 for s in st if s.kind == "flush")
-    replica = next((s.resource[4:].split("->")[1] for s in rt2), None)
+    replica = next((_net_ends(s.resource)[1] for s in rt2), None)
     replica = f"{replica} ({dict(ex.groups).get(replica, 'replica')})" if replica else None
     lines = [
         f"Why {_us(ex.latency_ns)}?  A replicated write is acknowledged only when every one of the "
@@ -726,7 +738,7 @@ def _read_story(ex: Explanation) -> str:
 
 def _roles_of(ex: Explanation, s: Step) -> str:
     """The roles of a network step's two ends, e.g. 'client primary: osd.0'."""
-    a, b = s.resource[4:].split("->")
+    a, b = _net_ends(s.resource)
     roles = dict(ex.groups)
     return roles.get(a, "") + " " + roles.get(b, "")
 

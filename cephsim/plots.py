@@ -116,12 +116,14 @@ def plot_waterfall(ex: Any, path: str | Path) -> Path:
     plt = _plt()
     from matplotlib.patches import Patch
 
+    from cephsim.explain import row_name
+
     crit = {(s.resource, s.start, s.end) for s in ex.steps}
     rows: list[tuple[str, str]] = []  # (host, row name)
     seen: set[str] = set()
     by_host: dict[str, list[str]] = {}
     for sp in sorted(ex.spans, key=lambda x: (x[2], x[3])):
-        name = sp[0][4:] if sp[0].startswith("net ") else sp[0].replace(" batch", "")
+        name = row_name(sp[0])
         if name not in seen:
             seen.add(name)
             by_host.setdefault(ex.host_of.get(sp[0], ""), []).append(name)
@@ -139,7 +141,7 @@ def plot_waterfall(ex: Any, path: str | Path) -> Path:
     index = {n: i for i, (_, n) in enumerate(rows)}
     fig, ax = plt.subplots(figsize=(12, 0.28 * len(rows) + 2.2))
     for sp in ex.spans:
-        name = sp[0][4:] if sp[0].startswith("net ") else sp[0].replace(" batch", "")
+        name = row_name(sp[0])
         yi = index[name]
         on = (sp[0], sp[2], sp[4]) in crit
         color = CAT_COLOR.get(sp[1], "#999999")

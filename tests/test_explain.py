@@ -90,3 +90,26 @@ def test_the_story_of_a_read_adds_up() -> None:
     assert "submits the read (rbd_aio_read)" in text and "disk read" in text
     for banned in ("write request", "'committed'", "commit_sent", "sub_op_commit_rec"):
         assert banned not in text, banned
+
+
+def test_a_gap_before_a_kv_sync_batch_is_drawn_on_the_kv_sync_row() -> None:
+    """A queueing gap is drawn on the row of the step after it; a "kv_sync batch" step
+    lives on its kv_sync thread's row (the gap used to be looked up under the batch name)."""
+    from cephsim.explain import Explanation, Step, timeline
+
+    spans = [("osd0.shard0.t0", "cpu", 0, 0, 40_000, 0),
+             ("osd0.kv_sync batch", "wait", 60_000, 100_000, 100_000, 0),
+             ("osd0.kv_sync", "cpu", 100_000, 100_000, 140_000, 0)]
+    steps = [Step("osd0.shard0.t0", "cpu", 0, 40_000, (0, 40_000, 0, 0, 0)),
+             Step("(wait)", "wait", 40_000, 60_000, (0, 0, 0, 0, 20_000)),
+             Step("osd0.kv_sync batch", "wait", 60_000, 100_000, (0, 0, 0, 0, 40_000)),
+             Step("osd0.kv_sync", "cpu", 100_000, 140_000, (0, 40_000, 0, 0, 0))]
+    ex = Explanation(scenario="s", path="p", seed=1, which="median", seq=0, latency_ns=140_000,
+                     acc=[0, 80_000, 0, 0, 60_000], steps=steps, spans=spans,
+                     host_of={sp[0]: "osdhost0" for sp in spans}, groups=[("osdhost0", "primary")],
+                     rank="median")
+    rows = {line.split("|")[0].strip(): line.split("|")[1] for line in timeline(ex, width=67).splitlines()
+            if line.startswith("  osd")}
+    assert set(rows) == {"osd.0.shard0.t0", "osd.0.kv_sync"}
+    kv = rows["osd.0.kv_sync"]  # 40 columns of 3.5 us: the gap is columns 11-17
+    assert kv[11:17] == "." * 6 and kv[:11].strip() == "", kv
