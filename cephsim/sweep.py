@@ -133,38 +133,26 @@ def _yaml_text(v: Any) -> str:
 
 
 def block_axes(path: str | Path) -> tuple[list[Axis], int | None]:
-    """Axes and seeds from the ``sweep:`` block of a scenario file (none if absent)."""
-    from cephsim.scenario.load import _position, read_scenario_data
+    """Axes and seeds from the ``sweep:`` block of a scenario file (none if absent).
+
+    The block is parsed by the scenario schema (:class:`SweepBlock`) on its own, so a bad
+    block gets the same located message as from ``cephsim run``, and a base scenario that
+    only becomes valid at the sweep's points is still accepted here."""
+    from pydantic import ValidationError
+
+    from cephsim.scenario.load import read_scenario_data, validation_problems
+    from cephsim.scenario.schema import SweepBlock
 
     data = read_scenario_data(Path(path))
-    block = data.get("sweep")
+    block = data.get("sweep") if isinstance(data, dict) else None
     if block is None:
         return [], None
-
-    def err(msg: str, loc: tuple[Any, ...]) -> CephsimError:
-        line, col = _position(data, loc)
-        return CephsimError.single(msg, file=str(path), line=line, column=col,
-                                   path=".".join(str(x) for x in loc))
-
-    if not isinstance(block, dict):
-        raise err("a mapping with 'set' (field: [values]) and optional 'seeds'", ("sweep",))
-    for k in block:
-        if k not in ("set", "seeds"):
-            raise err("unknown key (expected 'set' or 'seeds')", ("sweep", k))
-    seeds = block.get("seeds")
-    if seeds is not None and (not isinstance(seeds, int) or isinstance(seeds, bool) or seeds < 1):
-        raise err("seeds must be a positive integer", ("sweep", "seeds"))
-    axes = []
-    spec = block.get("set") or {}
-    if not isinstance(spec, dict):
-        raise err("a mapping of field path -> list of values", ("sweep", "set"))
-    for p, vals in spec.items():
-        if not isinstance(vals, list):
-            vals = [vals]
-        if not vals:
-            raise err("empty list of values", ("sweep", "set", p))
-        axes.append(Axis(str(p), tuple(_yaml_text(v) for v in vals)))
-    return axes, seeds
+    try:
+        sweep = SweepBlock.model_validate(block)
+    except ValidationError as err:
+        raise CephsimError(validation_problems(err, data, str(path), prefix=("sweep",))) from None
+    axes = [Axis(str(p), tuple(_yaml_text(v) for v in vals)) for p, vals in sweep.set.items()]
+    return axes, sweep.seeds
 
 
 def merge_axes(block: Sequence[Axis], cli: Sequence[Axis]) -> list[Axis]:

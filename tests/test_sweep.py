@@ -129,6 +129,33 @@ def test_bad_sweeps_fail_before_any_run(args: list[str], expect: str, monkeypatc
     assert "Traceback" not in r.output
 
 
+@pytest.mark.parametrize("block, line, path, expect", [
+    ("sweep:\n  set:\n    pool.size: 3\n", 3, "sweep.set.pool.size", "valid list"),
+    ("sweep:\n  set:\n    pool.size: []\n", 3, "sweep.set.pool.size", "empty list of values"),
+    ("sweep:\n  seeds: 0\n  set: {pool.size: [2]}\n", 2, "sweep.seeds", "greater than or equal to 1"),
+    ("sweep:\n  sets: {pool.size: [2]}\n", 2, "sweep.sets", "unknown key; did you mean 'set'?"),
+])
+def test_a_bad_sweep_block_is_located_and_nothing_runs(tmp_path: Path, monkeypatch, block: str,
+                                                       line: int, path: str, expect: str) -> None:
+    """The block has one parser (the schema's): `cephsim sweep` and `cephsim run` give the
+    same located message for it."""
+    import cephsim.sweep as sweep
+
+    def boom(task):  # noqa: ANN001
+        raise AssertionError("a run started before the sweep block was validated")
+
+    monkeypatch.setattr(sweep, "run_task", boom)
+    base = Path(QS).read_text()
+    sc = tmp_path / "bad-sweep.yaml"
+    sc.write_text(base + "\n" + block)
+    at = f"bad-sweep.yaml:{base.count(chr(10)) + 1 + line}:"
+    for cmd in (["sweep", str(sc), "-q", "-j", "1"], ["validate", str(sc)]):
+        r = runner.invoke(app, cmd)
+        assert r.exit_code == 2, r.output
+        assert at in r.stderr and f" {path}: " in r.stderr and expect in r.stderr, r.stderr
+        assert "Traceback" not in r.output
+
+
 def test_invalid_point_names_only_the_bad_points() -> None:
     from cephsim.sweep import run_sweep
 

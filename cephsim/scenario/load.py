@@ -187,11 +187,14 @@ def _model_in(ann: Any) -> type[BaseModel] | None:
 
 
 def validation_problems(err: ValidationError, data: Any, filename: str,
-                        overridden: dict[tuple[str, ...], str] | None = None) -> list[Problem]:
+                        overridden: dict[tuple[str, ...], str] | None = None,
+                        prefix: tuple[str, ...] = ()) -> list[Problem]:
+    """Located problems of a validation error of ``data`` (the whole scenario file), or of
+    the part of it at ``prefix`` when a sub-model was validated on its own."""
     problems: list[Problem] = []
     seen: set[tuple[str, str]] = set()
     for e in err.errors(include_url=False):
-        loc = _clean_loc(tuple(e["loc"]))
+        loc = prefix + _clean_loc(tuple(e["loc"]))
         msg = e["msg"].removeprefix("Value error, ")
         # cross-field checks name the field they are about: "pool.size: ..."
         head, sep, rest = msg.partition(": ")

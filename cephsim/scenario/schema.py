@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from cephsim.catalog.models import CPUModel, DiskModel, NICModel, SwitchModel
 from cephsim.monitors.spec import ClientCommand, MonThresholds, TimerOptions
@@ -326,18 +326,17 @@ class Run(_M):
         return self
 
 
+def _some_values(values: list[Any]) -> list[Any]:
+    if not values:
+        raise ValueError("empty list of values")
+    return values
+
+
 class SweepBlock(_M):
     """Axes of a what-if sweep, read by ``cephsim sweep`` (``cephsim run`` ignores it)."""
 
-    set: dict[str, list[Any]] = Field(description="Field path -> list of values; the sweep runs every combination, e.g. {workload.iodepth: [1, 8, 32]}.")
+    set: dict[str, Annotated[list[Any], AfterValidator(_some_values)]] = Field(description="Field path -> list of values; the sweep runs every combination, e.g. {workload.iodepth: [1, 8, 32]}.")
     seeds: int = Field(1, ge=1, description="Seeds per point (run.seed, run.seed+1, ...).")
-
-    @model_validator(mode="after")
-    def _nonempty(self) -> SweepBlock:
-        for path, values in self.set.items():
-            if not values:
-                raise ValueError(f"set.{path}: empty list of values")
-        return self
 
 
 class Scenario(_M):
