@@ -25,8 +25,12 @@ What is modelled
   period (``f = f_min + load·(f_max − f_min)``, or f_max above the 80 %
   up-threshold); ``schedutil`` follows a PELT-like utilisation with a 32 ms
   half-life (``f = 1.25·f_max·util``) and boosts threads waking from I/O wait
-  to f_max.  Governors are evaluated lazily when a core starts work, so they
-  cost nothing between events.
+  to f_max.  The utilisation is the larger of the core's and the running
+  thread's own: Linux tracks PELT per task and moves it with the task (and
+  util_est adds a waking task's recent utilisation to its new CPU at once), so
+  a busy thread that lands on a core that was idle still asks for a high clock.
+  Governors are evaluated lazily when a core starts work, so they cost nothing
+  between events.
 - Work is given in kilocycles at the reference per-clock speed; its duration is
   ``kcycles·1000 / (f · per_clock_speed)``.
 
@@ -120,16 +124,16 @@ class CoreSet:
         return self.penalties[k]
 
     # ------------------------------------------------------------- frequency
-    def frequency(self, core: Core, t: int, iowait: bool) -> float:
+    def frequency(self, core: Core, t: int, thread: Thread) -> float:
         g = self.governor
         if g == "performance":
             return self.max_hz
         if g == "powersave":
             return self.min_hz
         if g == "schedutil":
-            if iowait:
+            if thread.iowait:
                 return self.max_hz
-            util = self._pelt(core, t)
+            util = max(self._pelt(core, t), self._pelt_thread(thread, t))
             return min(self.max_hz, max(self.min_hz, 1.25 * self.max_hz * util))
         # ondemand / conservative: decided at the start of each sampling period
         win = t // ONDEMAND_PERIOD_NS
@@ -151,14 +155,26 @@ class CoreSet:
             core.util_t = t
         return core.util
 
-    def _account(self, core: Core, start: int, dur: int) -> None:
+    @staticmethod
+    def _pelt_thread(th: Thread, t: int) -> float:
+        dt = t - th.util_t
+        if dt > 0:
+            th.util *= math.exp2(-dt / PELT_HALF_LIFE_NS)
+            th.util_t = t
+        return th.util
+
+    def _account(self, core: Core, thread: Thread, start: int, dur: int) -> None:
         """Busy time seen by a load-tracking governor."""
         if self.governor in ("ondemand", "conservative"):
             core.win_busy += dur
         elif self.governor == "schedutil":
+            # busy time adds utilisation as PELT does (geometric series, ~1/47 per ms),
+            # to the core and to the thread (whose utilisation follows it between cores)
+            add = dur / (PELT_HALF_LIFE_NS * 1.44)
             self._pelt(core, start)
-            # busy time adds utilisation as PELT does (geometric series, ~1/47 per ms)
-            core.util = min(1.0, core.util + dur / (PELT_HALF_LIFE_NS * 1.44))
+            core.util = min(1.0, core.util + add)
+            self._pelt_thread(thread, start)
+            thread.util = min(1.0, thread.util + add)
 
     # ------------------------------------------------------------- placement
     def pick(self, prev: int, ready: int) -> Core:
@@ -178,7 +194,7 @@ class Thread:
     """A thread that runs work items one at a time (FIFO), on cores of a CoreSet."""
 
     __slots__ = ("busy_ns", "cores", "free_at", "iowait", "last_core", "name", "runs",
-                 "wakeup_kc")
+                 "util", "util_t", "wakeup_kc")
 
     def __init__(self, name: str, cores: CoreSet, home: int, wakeup_kc: float,
                  iowait: bool = False) -> None:
@@ -191,6 +207,8 @@ class Thread:
         self.iowait = iowait  #: wakes from I/O completions (schedutil iowait boost)
         self.runs = 0
         self.busy_ns = 0
+        self.util = 0.0  #: PELT utilisation of this thread (schedutil)
+        self.util_t = 0
 
     def run(self, t: int, kcycles: float, acc: list[int] | None, handoff: bool = True) -> int:
         """Run ``kcycles`` of work handed to this thread at ``t``; return the end time.
@@ -229,7 +247,7 @@ class Thread:
         fixed = cs.fixed_clock
         governed = fixed is None  # the governor picks the clock and sees the busy time
         if fixed is None:
-            clock = cs.frequency(core, start, self.iowait) * cs.per_clock
+            clock = cs.frequency(core, start, self) * cs.per_clock
         else:
             clock = fixed
         work = int(kcycles * 1e3 / clock * 1e9 + 0.5)
@@ -237,7 +255,7 @@ class Thread:
         end = start + dur
         core.busy_until = end
         if governed:
-            cs._account(core, start, dur)
+            cs._account(core, self, start, dur)
         self.last_core = core
         self.free_at = end
         self.runs += 1
