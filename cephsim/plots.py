@@ -195,6 +195,23 @@ def _numeric(values: Sequence[str]) -> tuple[list[float], str] | None:
     return None
 
 
+def _bars(m: Sequence[float], h: Sequence[float | None], scale: float,
+          cut: list[float]) -> list[list[float]]:
+    """Asymmetric error bars (lower, upper) for values that cannot be negative.
+
+    A t-interval from a few seeds of a tail percentile can reach below zero; the bar
+    then stops at zero (the interval meets the quantity's range) and the cut is counted
+    in ``cut`` so that the plot says so, rather than the log axis silently dropping it."""
+    lower, upper = [], []
+    for v, x in zip(m, h):
+        x = x or 0.0
+        if x > v:
+            cut.append(v)
+        lower.append(min(x, v) / scale)
+        upper.append(x / scale)
+    return [lower, upper]
+
+
 def plot_sweep(res: Any, path: str | Path) -> Path:
     """IOPS and latency percentiles against the swept field (CI error bars across seeds)."""
     plt = _plt()
@@ -215,17 +232,18 @@ def plot_sweep(res: Any, path: str | Path) -> Path:
         metrics = metrics[:1] + metrics[2:3]
     big = max(pr.stat("p999_us")[0] for pr in res.points)
     scale, unit = (1e3, "ms") if big >= 10_000 else (1.0, "us")
+    cut: list[float] = []  # values whose interval reached below zero
     for gi, g in enumerate(groups):
         pts = [pr for pr in res.points if other is None or dict(pr.point.settings)[other.path] == g]
         tag = f"{other.path.split('.')[-1]}={g}" if other else ""
         c0 = colors[gi % len(colors)]
         m, h = zip(*(pr.stat("iops") for pr in pts))
-        axes[0].errorbar(xs, m, yerr=[x or 0 for x in h], marker="o", capsize=3, color=c0,
+        axes[0].errorbar(xs, m, yerr=_bars(m, h, 1.0, cut), marker="o", capsize=3, color=c0,
                          label=tag or "IOPS")
         for k, (key, lab, ls, mk) in enumerate(metrics):
             m, h = zip(*(pr.stat(key) for pr in pts))
             color = c0 if other else colors[k % len(colors)]
-            axes[1].errorbar(xs, [v / scale for v in m], yerr=[(x or 0) / scale for x in h],
+            axes[1].errorbar(xs, [v / scale for v in m], yerr=_bars(m, h, scale, cut),
                              ls=ls, marker=mk, capsize=3, color=color,
                              label=f"{lab} {tag}".strip())
             if qd and key in ("mean_us", "p99_us"):
@@ -271,6 +289,8 @@ def plot_sweep(res: Any, path: str | Path) -> Path:
     k = len(res.seeds)
     fixed = [a for a in res.axes if a not in vary]
     sub = f"{k} seed{'s' * (k > 1)} per point" + (", error bars: 95% CI across seeds" if k > 1 else "")
+    if cut:
+        sub += f" ({len(cut)} cut at 0, where a {k}-seed t-interval reaches below it)"
     if fixed:
         sub += "; " + ", ".join(f"{a.path}={a.values[0]}" for a in fixed)
     fig.suptitle(f"{res.scenario}: sweep of {', '.join(a.path for a in vary)}\n{sub}", fontsize=10)

@@ -62,3 +62,13 @@ def test_waterfall_and_cli_plot(tmp_path: Path) -> None:
 
 def test_monitor_state_vs_rtt(tmp_path: Path) -> None:
     _ok(plots.plot_mon_rtt([1, 400], tmp_path / "mon.png", duration="10min"), "png")
+
+
+def test_sweep_error_bars_stop_at_zero_and_are_counted() -> None:
+    """A 3-seed t-interval of p99.9 can reach below zero: the bar stops at zero, the
+    upper half is kept, and the cut is counted for the plot's subtitle."""
+    from cephsim.plots import _bars
+
+    cut: list[float] = []
+    lower, upper = _bars([772.0, 528.0], [1044.0, None], 1.0, cut)
+    assert lower == [772.0, 0.0] and upper == [1044.0, 0.0] and cut == [772.0]
