@@ -44,6 +44,8 @@ class RunResult:
     kernel_steps: int
     simpy_events: int
     utilization: dict[str, float] = field(default_factory=dict)
+    #: cores busy per daemon: {"osds": {"osd.0": ...}, "clients": {host: ...}[, "routers"]}
+    cpu_cores: dict[str, dict[str, float]] = field(default_factory=dict)
     #: the busiest resources, busiest first, and whether the top one saturated
     saturation: dict[str, Any] = field(default_factory=dict)
     #: I/O accounting at the stop: issued == completed + in_flight (nothing lost)
@@ -158,7 +160,8 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
               "in_flight": wl.issued - wl.completed}
     return RunResult(resolved=r, seed=seed, records=rec, runtime_ns=runtime, sim_end_ns=kernel.now,
                      wall_s=wall, kernel_steps=kernel.steps, simpy_events=kernel.simpy_events,
-                     utilization=util, saturation=_saturation(cluster, t_last), io_counts=counts,
+                     utilization=util, cpu_cores=_daemon_cpu(cluster, t_last),
+                     saturation=_saturation(cluster, t_last), io_counts=counts,
                      cluster=cluster,
                      engine={"python": platform.python_version(), "simpy": simpy.__version__,
                              "numpy": np.__version__, "cephsim": __version__},
@@ -200,6 +203,37 @@ def _utilization(cluster: Cluster, t_end: int) -> dict[str, float]:
         if p.busy_ns:
             put(p.name, p.busy_ns)
     return dict(sorted(out.items()))
+
+
+def _daemon_cpu(cluster: Cluster, t_end: int) -> dict[str, dict[str, float]]:
+    """Cores busy per daemon over the run, like ``top``'s %CPU / 100: each OSD's own
+    threads (messenger workers, op shards, BlueStore threads), the client side of each
+    host (fio, librbd/librados or kernel client threads), each software router.
+
+    Kernel work done on a thread's behalf (syscalls, TCP, block layer) is part of its
+    runs and counts here; C-state exits count as busy, as the core is not idle.
+    """
+    span = max(1, t_end)
+    osds: dict[str, float] = {}
+    on_osds: set[int] = set()
+    for osd in sorted(cluster.osds.values(), key=lambda o: o.id):
+        threads = [*osd.msgr, *(t for shard in osd.shards for t in shard), osd.aio_data,
+                   osd.aio_bluefs, osd.kv_sync, osd.kv_final]
+        on_osds.update(id(t) for t in threads)
+        osds[f"osd.{osd.id}"] = round(sum(t.busy_ns for t in threads) / span, 3)
+    clients: dict[str, float] = {}
+    routers: dict[str, float] = {}
+    for name, cs in cluster.coresets.items():
+        busy = sum(t.busy_ns for t in cs.threads if id(t) not in on_osds)
+        if not busy:
+            continue
+        owner = name.rsplit(".", 1)[0]
+        into = clients if owner in cluster.host_cores else routers  # a spine's softirq
+        into[owner] = round(into.get(owner, 0.0) + busy / span, 3)
+    out = {"osds": osds, "clients": clients}
+    if routers:
+        out["routers"] = routers
+    return out
 
 
 def _ports(cluster: Cluster) -> list[Any]:

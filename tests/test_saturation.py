@@ -168,3 +168,26 @@ def test_bad_librbd_threads_is_a_clean_error(run_cli, value: str, msg: str) -> N
     assert r.exit_code == 2
     assert f"--set ceph.librbd_threads={value}" in r.stderr and msg in r.stderr
     assert "Traceback" not in r.output
+
+
+def test_cpu_per_daemon_accounts_every_busy_core_once() -> None:
+    """cpu_cores splits the cores' busy time between OSD daemons, client hosts and routers
+    without loss or double counting; a dedicated OSD cpuset at its limit shows as ~N cores."""
+    res = _pvc("hosts.pvc.osd_cores=2")
+    cpu = res.cpu_cores
+    span = max(1, res.records.last_complete())
+    total = sum(cs.busy_ns for cs in res.cluster.coresets.values()) / span
+    split = sum(v for part in cpu.values() for v in part.values())
+    assert split == pytest.approx(total, abs=0.01)
+    assert sorted(cpu["osds"]) == ["osd.0", "osd.1", "osd.2"] and list(cpu["clients"]) == ["pvc0"]
+    assert all(1.8 <= v <= 2.0 for v in cpu["osds"].values()), cpu  # the 2-core cpuset is full
+    text = render_run(res, "text")
+    assert "CPU, cores busy (top's %CPU / 100): OSD daemons 1.9" in text, text
+    assert json.loads(render_run(res, "json"))["cephsim"]["cpu_cores"] == cpu
+
+
+def test_cpu_per_daemon_names_the_routers() -> None:
+    sc = SC / "tuned-routers-balanced.yaml"
+    res = run_scenario(load_scenario(sc, ["run.ios=300", "run.ramp_ios=50"]), scenario_path=sc)
+    assert set(res.cpu_cores["routers"]) == {"spine0", "spine1"}
+    assert len(res.cpu_cores["osds"]) == 4 and list(res.cpu_cores["clients"]) == ["client0"]

@@ -87,6 +87,7 @@ def result_document(res: RunResult, plus: bool = False) -> dict[str, Any]:
         "resolved": resolved_dict(res.resolved),
         "breakdown": breakdown(res),
         "utilization": res.utilization,
+        "cpu_cores": res.cpu_cores,
         "saturation": res.saturation,
         "io_counts": res.io_counts,
         "engine": {**res.engine, "kernel_steps": res.kernel_steps, "simpy_events": res.simpy_events,
@@ -131,4 +132,20 @@ def saturation_text(res: RunResult) -> str:
         head = (f"saturated: none (busiest {top[0]['resource']}, {top[0]['kind']}, "
                 f"{100 * top[0]['utilization']:.0f}% busy)")
     rest = ", ".join(f"{x['resource']} {100 * x['utilization']:.0f}%" for x in top)
-    return f"{head}\n  utilisation (busiest first): {rest}\n"
+    return f"{head}\n  utilisation (busiest first): {rest}\n" + cpu_text(res)
+
+
+def cpu_text(res: RunResult) -> str:
+    """One line: cores busy per OSD daemon (mean and range) and on each client host."""
+    cpu = getattr(res, "cpu_cores", None) or {}
+    osds = list((cpu.get("osds") or {}).values())
+    if not osds:
+        return ""
+    n = len(osds)
+    line = f"  CPU, cores busy (top's %CPU / 100): OSD daemons {sum(osds) / n:.2f} each"
+    if n > 1:
+        line += f" ({min(osds):.2f}-{max(osds):.2f}, {n} daemons)"
+    clients = cpu.get("clients") or {}
+    if clients:
+        line += "; client side: " + ", ".join(f"{h} {c:.2f}" for h, c in clients.items())
+    return line + "\n"
