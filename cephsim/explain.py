@@ -345,7 +345,12 @@ def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
                           if nxt is not None and nxt.kind == "read" else
                           "primary op shard: read complete, builds the reply")
             elif role == "primary":
-                if prev is not None and prev.resource == s.resource:
+                if prev is not None and prev.resource == s.resource and "sub_op_commit_rec" in prev.what:
+                    # the local commit's callback runs on the shard's first thread, the same
+                    # one that handled the reply: it waited for it
+                    s.what = ("primary op shard: commit callback (op_commit), after the replica's "
+                              "reply on the same thread")
+                elif prev is not None and prev.resource == s.resource:
                     s.what = "primary op shard: BlueStore queue_transaction (local commit)"
                 elif nxt is not None and (nxt.kind == "wait" and "kv_sync" in nxt.resource
                                         or _thread(nxt.resource) in ("kv_sync", "bstore_aio")

@@ -113,3 +113,16 @@ def test_a_gap_before_a_kv_sync_batch_is_drawn_on_the_kv_sync_row() -> None:
     assert set(rows) == {"osd.0.shard0.t0", "osd.0.kv_sync"}
     kv = rows["osd.0.kv_sync"]  # 40 columns of 3.5 us: the gap is columns 11-17
     assert kv[11:17] == "." * 6 and kv[:11].strip() == "", kv
+
+
+@pytest.mark.parametrize("which", ["median", "p90"])
+def test_primary_steps_at_depth_are_named_by_what_ran(which: str) -> None:
+    """At qd 32 the primary's commit callback can queue behind a replica's reply on the
+    same shard thread; it is then named as the callback, not as a second local
+    queue_transaction (which only follows do_op)."""
+    qs = Path(__file__).resolve().parent.parent / "scenarios" / "quickstart.yaml"
+    ex = explain(qs, ["workload.iodepth=32", "run.ios=4000"], which=which, ablations=False)
+    whats = [s.what for s in ex.steps]
+    for a, b in zip(whats, whats[1:]):
+        assert not ("sub_op_commit_rec" in a and "queue_transaction" in b), whats
+    assert sum(s.dur for s in ex.steps) == ex.latency_ns
