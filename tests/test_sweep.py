@@ -137,8 +137,8 @@ def test_bad_sweeps_fail_before_any_run(args: list[str], expect: str, monkeypatc
 ])
 def test_a_bad_sweep_block_is_located_and_nothing_runs(tmp_path: Path, monkeypatch, block: str,
                                                        line: int, path: str, expect: str) -> None:
-    """The block has one parser (the schema's): `cephsim sweep` and `cephsim run` give the
-    same located message for it."""
+    """The block has one parser (the schema's): `cephsim sweep` and `cephsim validate` give
+    the same located message for it."""
     import cephsim.sweep as sweep
 
     def boom(task):  # noqa: ANN001
