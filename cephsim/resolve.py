@@ -59,6 +59,7 @@ class HostConfig:
     osd_cores: int | None
     netem: Netem | None
     leaf: int
+    client_cores: int | None = None  #: the client side's cpuset (None: the cores the OSDs leave)
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +183,19 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
             raise CephsimError.single(
                 f"osd_cores {g.osd_cores} is more than the host's {cpucfg.cores} cores",
                 path=f"{path}.osd_cores")
+        if g.client_cores is not None:
+            has_osds = disk is not None
+            if has_osds and g.osd_cores is None:
+                raise CephsimError.single(
+                    "client_cores on a host with OSDs needs osd_cores too (two cpusets that do "
+                    "not overlap); without osd_cores the OSDs share every core with the clients",
+                    path=f"{path}.client_cores")
+            used = g.client_cores + (g.osd_cores if has_osds and g.osd_cores is not None else 0)
+            if used > cpucfg.cores:
+                raise CephsimError.single(
+                    f"client_cores {g.client_cores}"
+                    + (f" + osd_cores {g.osd_cores}" if has_osds else "")
+                    + f" is more than the host's {cpucfg.cores} cores", path=f"{path}.client_cores")
         for i in range(g.count):
             name = f"{g.name}{i}"
             ids: tuple[int, ...] = ()
@@ -192,7 +206,8 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
                     osd_host[o] = name
             hosts.append(HostConfig(name=name, group=g.name, cpu=cpucfg, nic=nic, bond=g.bond,
                                     disk=disk, osd_ids=ids, osd_cores=g.osd_cores,
-                                    netem=g.netem, leaf=index // hpl))
+                                    netem=g.netem, leaf=index // hpl,
+                                    client_cores=g.client_cores))
             index += 1
 
     topo = scenario.network.topology
@@ -285,7 +300,8 @@ def resolved_dict(r: Resolved) -> dict[str, Any]:
     return {
         "hosts": [{"name": h.name, "group": h.group, "cpu": cpu(h.cpu), "nic": model(h.nic),
                    "bond": h.bond, "disk": model(h.disk), "osd_ids": list(h.osd_ids),
-                   "osd_cores": h.osd_cores, "netem": model(h.netem), "leaf": h.leaf}
+                   "osd_cores": h.osd_cores, "client_cores": h.client_cores,
+                   "netem": model(h.netem), "leaf": h.leaf}
                   for h in r.hosts],
         "network": {"mtu": r.network.mtu, "kind": r.network.kind, "switch": model(r.network.switch),
                     "spine": model(r.network.spine), "spine_cpu": cpu(r.network.spine_cpu),

@@ -211,9 +211,13 @@ def _daemon_cpu(cluster: Cluster, t_end: int) -> dict[str, dict[str, float]]:
     host (fio, librbd/librados or kernel client threads), each software router.
 
     Kernel work done on a thread's behalf (syscalls, TCP, block layer) is part of its
-    runs and counts here; C-state exits count as busy, as the core is not idle.
+    runs and counts here; C-state exits count as busy, as the core is not idle.  The
+    window runs to the end of the last work any core has reserved, so a cpuset of N
+    cores never shows more than N.
     """
-    span = max(1, t_end)
+    reserved = max((c.busy_until for cs in cluster.coresets.values() for c in cs.cores),
+                   default=0)
+    span = max(1, t_end, reserved)
     osds: dict[str, float] = {}
     on_osds: set[int] = set()
     for osd in sorted(cluster.osds.values(), key=lambda o: o.id):

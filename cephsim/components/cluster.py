@@ -120,11 +120,12 @@ class Cluster:
     # ------------------------------------------------------------------ hosts
     def _build_cores(self, h: HostConfig) -> None:
         total = h.cpu.cores
+        clients = h.client_cores
         if h.osd_cores is not None and h.osd_ids:
             osd = CoreSet(f"{h.name}.osd_cpu", h.cpu, h.osd_cores)
-            rest = CoreSet(f"{h.name}.cpu", h.cpu, max(1, total - h.osd_cores))
-        else:
-            osd = rest = CoreSet(f"{h.name}.cpu", h.cpu, total)
+            rest = CoreSet(f"{h.name}.cpu", h.cpu, clients or max(1, total - h.osd_cores))
+        else:  # the OSDs (if any) share every core with the client side
+            osd = rest = CoreSet(f"{h.name}.cpu", h.cpu, clients or total)
         self.coresets[osd.name] = osd
         self.coresets[rest.name] = rest
         self.host_cores[h.name] = (osd, rest)

@@ -98,6 +98,7 @@ class HostGroup(_M):
     bond: int = Field(1, ge=1, description="Links bonded (LACP); one flow uses one link, so latency is per link.")
     osds: OSDGroup | None = Field(None, description="OSDs on each host of the group; omit for client-only hosts.")
     osd_cores: int | None = Field(None, ge=1, description="Cores the OSD daemons may use (a cpuset); null = all cores, shared with everything else.")
+    client_cores: int | None = Field(None, ge=1, description="Cores the client side may use (fio and librbd/librados or the kernel client; a cpuset such as systemd's user.slice); null = every core not given to the OSDs.  On a host with OSDs it needs osd_cores (the two sets do not overlap).")
     netem: Netem | None = Field(None, description="netem on this host's egress (every packet it sends).")
     site: str | None = Field(None, description="Site (data centre) of these hosts, one of `sites.names`; traffic to hosts at another site gets the inter-site link's delay. Required when `sites` is given.")
 
