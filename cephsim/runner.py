@@ -181,7 +181,8 @@ def _utilization(cluster: Cluster, t_end: int) -> dict[str, float]:
     """Busy fraction of the main resources over the whole simulated time (0..1).
 
     Cores: the busy fraction of a core set (a host's cores, or the OSDs' cpuset
-    ``<host>.osd_cpu`` when ``osd_cores`` is set).  Disks: busy channel time over
+    ``<host>.osd_cpu`` when ``osd_cores`` is set and ``<host>.cpu`` the rest, or the
+    ``client_cores`` cpuset).  Disks: busy channel time over
     all channels (a flush holds all of them).  ``<osd>.kv_sync``: the single
     bstore_kv_sync thread.  Network: each transmit port (host NIC members
     ``<host>.nicN.tx``, switch ports towards hosts, spine/leaf ports), the
