@@ -263,10 +263,47 @@ def _thread(resource: str) -> str:
     return tail
 
 
+def handed_by(spans: Sequence[tuple[str, str, int, int, int, int]]) -> dict[tuple[str, int], str]:
+    """(resource, end) of each span -> the resource that handed this work over: the one
+    whose span ended at its arrival (a msgr-worker for a reply, kv_final for a commit
+    callback).  Work that arrived when the same thread finished its previous item (it
+    waited for the PG lock or the thread) gets the most recent hand-over on its OSD that
+    no other span took: a msgr-worker or kv_final whose span ended by then."""
+    by_end: dict[int, list[str]] = {}
+    for sp in spans:
+        by_end.setdefault(sp[4], []).append(sp[0])
+    direct: dict[tuple[str, int], str] = {}
+    for sp in spans:
+        cands = [c for c in by_end.get(sp[2], []) if c != sp[0]]
+        direct[(sp[0], sp[4])] = cands[0] if cands else sp[0]
+    taken = {(src, sp[2]) for sp in spans
+             for src in [direct[(sp[0], sp[4])]] if src != sp[0]}
+    out = dict(direct)
+    for sp in sorted(spans, key=lambda x: (x[2], x[4])):  # in arrival order, each hand-over once
+        if direct[(sp[0], sp[4])] != sp[0]:
+            continue
+        osd = sp[0].split(".", 1)[0]
+        pending = [(o[4], o[0]) for o in spans
+                   if o[0].split(".", 1)[0] == osd and o[0] != sp[0] and o[4] <= sp[2]
+                   and _thread(o[0]) in ("msgr", "kv_final") and (o[0], o[4]) not in taken]
+        if pending:
+            end, src = max(pending)
+            out[(sp[0], sp[4])] = src
+            taken.add((src, end))
+    return out
+
+
 def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
-             nbytes: int, write_mode: str, is_write: bool = True) -> None:
-    """Fill ``Step.what`` with what Ceph does in each step (of a write, or of a read)."""
+             nbytes: int, write_mode: str, is_write: bool = True,
+             came_from: dict[tuple[str, int], str] | None = None) -> None:
+    """Fill ``Step.what`` with what Ceph does in each step (of a write, or of a read).
+
+    ``came_from`` (from :func:`handed_by`, times since submission) tells apart steps
+    that queue on one shard thread: a replica's reply (handed over by a msgr-worker)
+    from the local commit callback (handed over by kv_final)."""
+    came_from = came_from or {}
     seen_app = False
+    seen_primary_shard = False
     osd_seen_kv: set[str] = set()
     for j, s in enumerate(steps):
         prev = steps[j - 1] if j else None
@@ -293,7 +330,8 @@ def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
                 s.what = ("waits for bstore_kv_sync to pick up its transaction (group commit: the "
                           "previous batch, or a background RocksDB stall, must finish)")
             else:
-                s.what = "waits: PG lock held by this op's other branch, or a busy thread"
+                s.what = ("waits: the PG lock (another op on this PG, or this op's other branch) "
+                          "or a busy thread")
         elif s.kind == "flush":
             after = steps[j + 2] if j + 2 < len(steps) else None
             if after is not None and after.kind == "write" and after.resource.startswith(osd + "."):
@@ -345,23 +383,28 @@ def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
                           if nxt is not None and nxt.kind == "read" else
                           "primary op shard: read complete, builds the reply")
             elif role == "primary":
-                if prev is not None and prev.resource == s.resource and "sub_op_commit_rec" in prev.what:
-                    # the local commit's callback runs on the shard's first thread, the same
-                    # one that handled the reply: it waited for it
-                    s.what = ("primary op shard: commit callback (op_commit), after the replica's "
-                              "reply on the same thread")
+                origin = _thread(came_from.get((s.resource, s.end), s.resource))
+                first_on_primary = not seen_primary_shard
+                seen_primary_shard = True
+                if first_on_primary:
+                    # every later step depends on do_op, so the path always runs through it,
+                    # however long the op waited for the PG lock before it
+                    s.what = ("primary op shard (tp_osd_tp): do_op, PG log entry, transaction, "
+                              "MOSDRepOps (reached_pg -> waiting for subops)")
+                elif prev is not None and prev.resource == s.resource and origin == "msgr":
+                    # another replica's reply, decoded meanwhile, waited for the PG lock
+                    # (or the thread) that the previous step held
+                    s.what = ("primary op shard: handles the next replica's reply "
+                              "(sub_op_commit_rec), queued behind the previous step")
+                elif prev is not None and prev.resource == s.resource and origin == "kv_final":
+                    s.what = ("primary op shard: commit callback (op_commit), queued behind the "
+                              "previous step on this thread")
                 elif prev is not None and prev.resource == s.resource:
                     s.what = "primary op shard: BlueStore queue_transaction (local commit)"
                 elif nxt is not None and (nxt.kind == "wait" and "kv_sync" in nxt.resource
                                         or _thread(nxt.resource) in ("kv_sync", "bstore_aio")
                                         or nxt.kind == "write"):
                     s.what = "primary op shard: BlueStore queue_transaction (local commit starts)"
-                elif nxt is not None and _thread(nxt.resource) == "msgr" and prev is not None \
-                        and prev.kind == "cpu" and _thread(prev.resource) == "msgr" \
-                        and roles.get(host_of.get(prev.resource, ""), "") == "primary" \
-                        and j < len(steps) // 2:
-                    s.what = ("primary op shard (tp_osd_tp): do_op, PG log entry, transaction, "
-                              "MOSDRepOps (reached_pg -> waiting for subops)")
                 elif prev is not None and _thread(prev.resource) == "kv_final":
                     s.what = "primary op shard: commit callback (op_commit)"
                 elif prev is not None and (prev.kind == "net" or _thread(prev.resource) == "msgr"
@@ -462,7 +505,8 @@ def explain(path: str | Path, overrides: Sequence[str] | None = None, which: str
         groups.append((h, role + (f": {osd_names}" if osd_names else "")))
     groups.insert(1, ("network", "messages on the wire"))
     is_write = bool(a["is_write"][i])
-    describe(steps, host_of, roles, sc.workload.bs, r.ceph.write_mode, is_write)
+    rel = [(sp[0], sp[1], sp[2] - submit, sp[3] - submit, sp[4] - submit, sp[5]) for sp in spans]
+    describe(steps, host_of, roles, sc.workload.bs, r.ceph.write_mode, is_write, handed_by(rel))
     ex = Explanation(scenario=sc.name, path=str(path), seed=seed, which=which, seq=seq,
                      latency_ns=complete - submit, acc=acc, steps=steps,
                      spans=[(s[0], s[1], s[2] - submit, s[3] - submit, s[4] - submit, s[5])
