@@ -78,7 +78,7 @@ def test_more_osd_cores_never_lower_throughput(cores: int, extra: int, rw: str) 
     sets = ("workload.iodepth=32", f"workload.rw={rw}", "hosts.pvc.tuning.governor=performance")
     _, lo, _ = _pvc(f"hosts.pvc.osd_cores={cores}", *sets)
     _, hi, _ = _pvc(f"hosts.pvc.osd_cores={cores + extra}", *sets)
-    # 1500 I/Os at 32 in flight: where more cores no longer matter (reads plateau at ~115K
+    # 1500 I/Os at 32 in flight: where more cores no longer matter (reads plateau at ~111K
     # from 4 cores, set by the client) the two runs differ by interleaving alone, ~2 %
     assert hi >= lo * 0.97
 

@@ -221,3 +221,12 @@ def test_bad_client_cores_is_a_located_error(run_cli, sets: list[str], msg: str)
     assert r.exit_code == 2, r.output
     assert "client_cores" in r.stderr and msg in r.stderr, r.stderr
     assert "Traceback" not in r.output
+
+
+def test_a_host_named_like_a_spine_router_is_refused(run_cli) -> None:
+    """Host spine0 and the leaf-spine's router spine0 would share one name (and one set of
+    cores, utilisation and cpu_cores entries): a located error instead."""
+    r = run_cli("validate", SC / "tuned-routers-balanced.yaml", "--set", "hosts.1.name=spine")
+    assert r.exit_code == 2, r.output
+    assert "hosts.1.name: host spine0 has the name of a spine router" in r.stderr, r.stderr
+    assert "Traceback" not in r.output

@@ -29,6 +29,9 @@ What is modelled
   thread's own: Linux tracks PELT per task and moves it with the task (and
   util_est adds a waking task's recent utilisation to its new CPU at once), so
   a busy thread that lands on a core that was idle still asks for a high clock.
+  (Approximation: a core's own PELT is not reduced when a thread leaves it, as
+  Linux does on migration; it decays with the 32 ms half-life instead, so that
+  core's clock stays a little high for a while for the threads that follow.)
   Governors are evaluated lazily when a core starts work, so they cost nothing
   between events.
 - Work is given in kilocycles at the reference per-clock speed; its duration is

@@ -365,6 +365,15 @@ class Scenario(_M):
         names = [f"{g.name}{i}" for g in self.hosts for i in range(g.count)]
         if len(set(names)) != len(names):
             raise ValueError("hosts: host group names produce duplicate host names")
+        topo = self.network.topology
+        if topo.kind == "leaf-spine":
+            routers = {f"spine{s}" for s in range(topo.spines)}
+            for gi, g in enumerate(self.hosts):
+                clash = sorted(routers & {f"{g.name}{i}" for i in range(g.count)})
+                if clash:
+                    raise ValueError(f"hosts.{gi}.name: host {clash[0]} has the name of a spine "
+                                     f"router of the leaf-spine (spine0..spine{topo.spines - 1}); "
+                                     "rename the group")
         osd_hosts = [f"{g.name}{i}" for g in self.hosts if g.osds and g.osds.count > 0
                      for i in range(g.count)]
         if not osd_hosts:
