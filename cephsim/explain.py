@@ -509,8 +509,7 @@ def explain(path: str | Path, overrides: Sequence[str] | None = None, which: str
     describe(steps, host_of, roles, sc.workload.bs, r.ceph.write_mode, is_write, handed_by(rel))
     ex = Explanation(scenario=sc.name, path=str(path), seed=seed, which=which, seq=seq,
                      latency_ns=complete - submit, acc=acc, steps=steps,
-                     spans=[(s[0], s[1], s[2] - submit, s[3] - submit, s[4] - submit, s[5])
-                            for s in spans],
+                     spans=rel,
                      host_of=host_of, groups=groups, rank=rank, mean_n=int(mask.sum()),
                      mean_acc_sum=[int(x) for x in a["acc"][mask].sum(axis=0)],
                      mean_lat_sum=int(lat_all[mask].sum()), write_mode=r.ceph.write_mode,

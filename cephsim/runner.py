@@ -222,8 +222,7 @@ def _daemon_cpu(cluster: Cluster, t_end: int) -> dict[str, dict[str, float]]:
     osds: dict[str, float] = {}
     on_osds: set[int] = set()
     for osd in sorted(cluster.osds.values(), key=lambda o: o.id):
-        threads = [*osd.msgr, *(t for shard in osd.shards for t in shard), osd.aio_data,
-                   osd.aio_bluefs, osd.kv_sync, osd.kv_final]
+        threads = osd.threads()
         on_osds.update(id(t) for t in threads)
         osds[f"osd.{osd.id}"] = round(sum(t.busy_ns for t in threads) / span, 3)
     clients: dict[str, float] = {}

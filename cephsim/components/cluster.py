@@ -47,6 +47,11 @@ class OSD:
     kv_batched: int = 0
     conns: dict = field(default_factory=dict)
 
+    def threads(self) -> list[Thread]:
+        """Every thread of this OSD daemon."""
+        return [*self.msgr, *(t for shard in self.shards for t in shard), self.aio_data,
+                self.aio_bluefs, self.kv_sync, self.kv_final]
+
     def hold_pg(self, pg: int, t: int) -> None:
         """The PG lock of ``pg`` is held until at least ``t``."""
         held = self.pg_lock.get(pg, 0)

@@ -136,7 +136,7 @@ class CoreSet:
         if g == "schedutil":
             if thread.iowait:
                 return self.max_hz
-            util = max(self._pelt(core, t), self._pelt_thread(thread, t))
+            util = max(self._pelt(core, t), self._pelt(thread, t))
             return min(self.max_hz, max(self.min_hz, 1.25 * self.max_hz * util))
         # ondemand / conservative: decided at the start of each sampling period
         win = t // ONDEMAND_PERIOD_NS
@@ -151,33 +151,28 @@ class CoreSet:
         return core.freq_hz
 
     @staticmethod
-    def _pelt(core: Core, t: int) -> float:
-        dt = t - core.util_t
+    def _pelt(x: Core | Thread, t: int) -> float:
+        """The PELT utilisation of a core or of a thread at ``t`` (decayed since its last update)."""
+        dt = t - x.util_t
         if dt > 0:
-            core.util *= math.exp2(-dt / PELT_HALF_LIFE_NS)
-            core.util_t = t
-        return core.util
+            x.util *= math.exp2(-dt / PELT_HALF_LIFE_NS)
+            x.util_t = t
+        return x.util
 
     @staticmethod
-    def _pelt_thread(th: Thread, t: int) -> float:
-        dt = t - th.util_t
-        if dt > 0:
-            th.util *= math.exp2(-dt / PELT_HALF_LIFE_NS)
-            th.util_t = t
-        return th.util
+    def _pelt_add(x: Core | Thread, t: int, busy_ns: int) -> None:
+        """Busy time adds utilisation as PELT does (geometric series, ~1/47 per ms)."""
+        CoreSet._pelt(x, t)
+        x.util = min(1.0, x.util + busy_ns / (PELT_HALF_LIFE_NS * 1.44))
 
     def _account(self, core: Core, thread: Thread, start: int, dur: int) -> None:
         """Busy time seen by a load-tracking governor."""
         if self.governor in ("ondemand", "conservative"):
             core.win_busy += dur
         elif self.governor == "schedutil":
-            # busy time adds utilisation as PELT does (geometric series, ~1/47 per ms),
             # to the core and to the thread (whose utilisation follows it between cores)
-            add = dur / (PELT_HALF_LIFE_NS * 1.44)
-            self._pelt(core, start)
-            core.util = min(1.0, core.util + add)
-            self._pelt_thread(thread, start)
-            thread.util = min(1.0, thread.util + add)
+            self._pelt_add(core, start, dur)
+            self._pelt_add(thread, start, dur)
 
     # ------------------------------------------------------------- placement
     def pick(self, prev: int, ready: int) -> Core:
