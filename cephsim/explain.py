@@ -77,6 +77,7 @@ class Explanation:
     mean_acc_sum: list[int] = field(default_factory=list)  #: sums over all measured ops
     mean_lat_sum: int = 0
     write_mode: str = ""
+    wal_log_sync: bool = False  #: each WAL fsync also writes BlueFS's log (Pacific and later)
     pool_size: int = 3
     is_write: bool = True  #: the traced op is a write (else a read)
     ablation: list[dict[str, Any]] = field(default_factory=list)
@@ -305,6 +306,7 @@ def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
     seen_app = False
     seen_primary_shard = False
     osd_seen_kv: set[str] = set()
+    kv_writes: dict[str, int] = {}  #: disk writes of each OSD's commit cycle so far
     for j, s in enumerate(steps):
         prev = steps[j - 1] if j else None
         nxt = steps[j + 1] if j + 1 < len(steps) else None
@@ -333,16 +335,22 @@ def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
                 s.what = ("waits: the PG lock (another op on this PG, or this op's other branch) "
                           "or a busy thread")
         elif s.kind == "flush":
-            after = steps[j + 2] if j + 2 < len(steps) else None
-            if after is not None and after.kind == "write" and after.resource.startswith(osd + "."):
-                s.what = ("disk cache flush (fdatasync): makes the data durable before the "
-                          "RocksDB commit")
-            else:
-                s.what = "disk cache flush (fdatasync): makes the RocksDB WAL durable"
+            # a commit cycle writes the WAL, then (from Pacific) BlueFS's log: which one a
+            # flush makes durable follows from the cycle's writes before it
+            n = kv_writes.get(osd, 0)
+            s.what = ("disk cache flush (fdatasync): makes the data durable before the "
+                      "RocksDB commit" if n == 0 else
+                      "disk cache flush (fdatasync): makes the RocksDB WAL durable" if n == 1 else
+                      "disk cache flush (fdatasync): makes BlueFS's log (the WAL's new size) durable")
         elif s.kind == "write":
             if osd in osd_seen_kv or write_mode == "deferred":
-                s.what = "disk write: RocksDB WAL append (BlueFS, O_DIRECT)" + (
-                    "; deferred: the data rides in the WAL" if write_mode == "deferred" else "")
+                kv_writes[osd] = n = kv_writes.get(osd, 0) + 1
+                if n == 1:
+                    s.what = "disk write: RocksDB WAL append (BlueFS, O_DIRECT)" + (
+                        "; deferred: the data rides in the WAL" if write_mode == "deferred" else "")
+                else:
+                    s.what = ("disk write: BlueFS log record (the WAL file grew: its new size, "
+                              "_flush_and_sync_log)")
             else:
                 s.what = "disk write: the data to its final place (direct, aio)"
         elif s.kind == "read":
@@ -428,13 +436,20 @@ def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
             elif first:
                 s.what = ("bstore_kv_sync: takes everything queued as one batch, applies each "
                           "transaction to RocksDB (one _txc_apply_kv per txc)")
-            elif prev is not None and prev.kind == "flush" and nxt is not None and nxt.kind == "write":
+            elif (prev is not None and prev.kind == "flush" and nxt is not None
+                  and nxt.kind == "write" and kv_writes.get(osd, 0) == 0):
                 s.what = ("bstore_kv_sync: data flushed; applies each queued transaction to "
                           "RocksDB (one _txc_apply_kv per txc)")
+            elif prev is not None and prev.kind == "flush" and nxt is not None and nxt.kind == "write":
+                s.what = ("bstore_kv_sync: WAL flushed; the WAL file grew, so BlueFS writes the "
+                          "new size to its own log")
             elif prev is not None and prev.kind == "flush":
-                s.what = "bstore_kv_sync: WAL flushed, the RocksDB commit completes"
+                s.what = "bstore_kv_sync: " + (
+                    "BlueFS log flushed" if kv_writes.get(osd, 0) > 1 else "WAL flushed"
+                ) + ", the RocksDB commit completes"
             elif nxt is not None and nxt.kind == "flush":
-                s.what = "bstore_kv_sync: WAL written, issues the flush"
+                s.what = "bstore_kv_sync: " + (
+                    "BlueFS log" if kv_writes.get(osd, 0) > 1 else "WAL") + " written, issues the flush"
             else:
                 s.what = "bstore_kv_sync: RocksDB batch (transactions of everything queued)"
         elif th in ("bluefs_aio", "bstore_aio"):
@@ -513,7 +528,7 @@ def explain(path: str | Path, overrides: Sequence[str] | None = None, which: str
                      host_of=host_of, groups=groups, rank=rank, mean_n=int(mask.sum()),
                      mean_acc_sum=[int(x) for x in a["acc"][mask].sum(axis=0)],
                      mean_lat_sum=int(lat_all[mask].sum()), write_mode=r.ceph.write_mode,
-                     pool_size=sc.pool.size, is_write=is_write)
+                     wal_log_sync=r.ceph.wal_log_sync, pool_size=sc.pool.size, is_write=is_write)
     ex.baseline_mean_us = ex.mean_lat_sum / ex.mean_n / 1e3
     ex.latencies_ns = lat_all[mask]
     from cephsim.report.summary import job_stats
@@ -756,9 +771,13 @@ def story(ex: Explanation) -> str:
     else:
         lines.append("  round trip 2: none on the critical path (pool size 1, or the local commit "
                      "was slower)")
+    order = ("deferred: the 4 KiB ride in the RocksDB WAL" if ex.write_mode == "deferred"
+             else "direct data write, then WAL")
+    if ex.wal_log_sync:
+        order += ", then BlueFS's log"
     lines.append(
         f"  disk: {_us(disk_w)} writing + {_us(disk_f)} in {nflush} flush{'es' * (nflush != 1)} "
-        f"({'deferred: the 4 KiB ride in the RocksDB WAL' if ex.write_mode == 'deferred' else 'direct data write, then WAL'})")
+        f"({order})")
     lines += _software_lines(st, sum(s.cats[0] for s in net), disk_w + disk_f,
                              "busy threads, the PG lock, kv_sync batches")
     return "\n".join(lines) + "\n"

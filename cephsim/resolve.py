@@ -33,6 +33,16 @@ MIN_ALLOC_HDD = {"nautilus": 65536, "octopus": 65536}
 #: IO"), which src/librbd/AsioEngine.cc sizes max(librados_thread_count = 2,
 #: rbd_op_threads = 1): 2 from every release not listed here
 LIBRBD_THREADS = {"nautilus": 1, "octopus": 1}
+#: releases whose RocksDB recycles WAL files.  BlueFS dirties a file's metadata when a
+#: write grows it (BlueFS::_flush_range), and BlueFS::_fsync then writes and flushes its
+#: own log too.  A recycled WAL file is overwritten inside its old size, so its fsync
+#: costs one write and one flush; a new WAL file costs two of each.  RocksDB 6.8.0
+#: (HISTORY.md, facebook/rocksdb PR #6351) turns recycle_log_file_num off under the
+#: default kPointInTimeRecovery, Ceph moved to RocksDB 6.8.1 in May 2020 (ceph/ceph PR
+#: #35032, hence Pacific and later), the fix proposed for Ceph was not merged (PR #36579),
+#: and Ceph's own remedy, BlueFS's WAL envelope mode, "will reduce ~50% the amount of
+#: fdatasync syscalls issued by WAL writes" (PR #62224, 2025, after Squid).
+WAL_RECYCLED = {"nautilus", "octopus"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +94,7 @@ class CephConfig:
     write_mode: str  #: "direct" or "deferred" for the workload's block size
     costs: ReleaseCosts
     tails: bool
+    wal_log_sync: bool = False  #: each WAL fsync also writes and flushes BlueFS's log
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,7 +260,7 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
         msgr_workers=ceph.ms_async_op_threads,
         librbd_threads=ceph.librbd_threads or LIBRBD_THREADS.get(ceph.release, 2),
         write_mode=write_mode(ceph.release, media, scenario.workload.bs, ceph.version),
-        costs=costs, tails=ceph.tails)
+        costs=costs, tails=ceph.tails, wal_log_sync=ceph.release not in WAL_RECYCLED)
 
     clients = tuple(scenario.workload.clients or ())
     if not clients:
@@ -310,7 +321,7 @@ def resolved_dict(r: Resolved) -> dict[str, Any]:
         "ceph": {"release": r.ceph.release, "debug_logging": r.ceph.debug_logging,
                  "op_shards": r.ceph.op_shards, "threads_per_shard": r.ceph.threads_per_shard,
                  "msgr_workers": r.ceph.msgr_workers, "librbd_threads": r.ceph.librbd_threads,
-                 "write_mode": r.ceph.write_mode,
+                 "write_mode": r.ceph.write_mode, "wal_log_sync": r.ceph.wal_log_sync,
                  "costs": r.ceph.costs.model_dump(mode="json"), "tails": r.ceph.tails},
         "clients": list(r.clients),
         "monitors": r.monitors.describe() if r.monitors is not None else None,

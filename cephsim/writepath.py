@@ -21,7 +21,9 @@ Concurrency (what serialises or batches work when many ops are in flight):
 - Op shards x threads per shard, messenger workers per connection: threads are
   FIFO servers on a host's (or the OSDs' cpuset's) cores (``components/cpu``).
 - kv_sync group commit: everything queued during the previous cycle commits
-  in one batch (one data flush, one WAL write, one WAL flush).  The batch's
+  in one batch (one data flush, one WAL write, one WAL flush; from Pacific on
+  also one BlueFS log write and flush, because RocksDB >= 6.8 no longer recycles
+  WAL files and every append grows the file: ``resolve.WAL_RECYCLED``).  The batch's
   flushes and WAL write are shared, but each txc is still applied to RocksDB
   on its own (``_txc_apply_kv``, stage ``osd.kv_apply``) by the one kv_sync
   thread: its cost grows with the batch and caps an OSD's commit rate.
@@ -124,6 +126,7 @@ class Protocol:
         self.engine = r.scenario.workload.engine
         self.size = r.scenario.pool.size
         self.deferred = r.ceph.write_mode == "deferred"
+        self.wal_log_sync = r.ceph.wal_log_sync
         self.notify_all = costs.notify_all_on_enqueue
         hdd = any(h.disk and h.disk.media == "hdd" for h in r.hosts)
         self.batch_ops = 64 if hdd else 16  #: bluestore_deferred_batch_ops_{hdd,ssd}
@@ -408,6 +411,27 @@ class Protocol:
             kv.free_at = t
             if k.must_yield(t):
                 yield t
+            if self.wal_log_sync:
+                # the WAL file grew, so BlueFS's own log must record the new size before
+                # the fsync returns (BlueFS::_fsync -> _flush_and_sync_log): one more
+                # 4 KiB write and one more flush per cycle (see resolve.WAL_RECYCLED)
+                t = kv.run(t, self.kc("kernel.io_complete") + self.kc("kernel.io_submit"), cyc)
+                if k.must_yield(t):
+                    yield t
+                t = disk.write(t, 4096, cyc)    # BlueFS log record (op_file_update)
+                kv.free_at = t
+                if k.must_yield(t):
+                    yield t
+                t = osd.aio_bluefs.run(t, self.kc("kernel.io_complete"), cyc)
+                if k.must_yield(t):
+                    yield t
+                t = kv.run(t, 0.0, cyc)
+                if k.must_yield(t):
+                    yield t
+                t = disk.flush(t, cyc)          # flush_bdev() after the log write
+                kv.free_at = t
+                if k.must_yield(t):
+                    yield t
             t = kv.run(t, self.kc("kernel.io_complete") + self.kc("osd.kv_sync") * 0.5, cyc)
             osd.kv_cycles += 1
             osd.kv_batched += len(batch)

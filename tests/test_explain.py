@@ -143,3 +143,24 @@ def test_primary_steps_at_depth_are_named_by_what_ran(name: str, sets: list[str]
     shard = [s.what for s in ex.steps if s.what.startswith("primary op shard")]
     assert "do_op" in shard[0] and all("do_op" not in w for w in shard[1:]), shard
     assert sum(s.dur for s in ex.steps) == ex.latency_ns
+
+
+def test_from_pacific_a_commit_also_writes_and_flushes_bluefs_log() -> None:
+    """Reef's RocksDB does not recycle WAL files, so the WAL fsync also logs the file's new
+    size: the last replica's commit on the critical path shows three writes (data, WAL, BlueFS
+    log) and three flushes, each named for what it makes durable; Nautilus recycles and
+    shows two of each."""
+    reef = explain(str(ROOT / "scenarios" / "quickstart.yaml"), ["run.ios=300"], ablations=False)
+    naut = explain(str(ROOT / "scenarios" / "quickstart.yaml"),
+                   ["run.ios=300", "ceph.release=nautilus", "ceph.version=14.2.22"],
+                   ablations=False)
+    assert reef.wal_log_sync and not naut.wal_log_sync
+    for ex, n in ((reef, 3), (naut, 2)):
+        writes = [s.what for s in ex.steps if s.kind == "write"]
+        flushes = [s.what for s in ex.steps if s.kind == "flush"]
+        assert len(writes) == n and len(flushes) == n, (writes, flushes)
+        assert "data to its final place" in writes[0] and "WAL append" in writes[1]
+        assert "data durable" in flushes[0] and "RocksDB WAL durable" in flushes[1]
+    assert "BlueFS log record" in [s.what for s in reef.steps if s.kind == "write"][2]
+    assert "BlueFS's log" in [s.what for s in reef.steps if s.kind == "flush"][2]
+    assert "then BlueFS's log" in render(reef) and "then BlueFS's log" not in render(naut)

@@ -86,8 +86,12 @@ def net(n: int) -> int:
     return NIC_TX + head + SWITCH_LAT + ser + NIC_RX
 
 
-def bluestore() -> int:
-    """From queue_transactions (continued by the shard thread) to the end of kv_final."""
+def bluestore(wal_log_sync: bool = True) -> int:
+    """From queue_transactions (continued by the shard thread) to the end of kv_final.
+
+    ``wal_log_sync``: the WAL file grows with every commit (Pacific and later: RocksDB no
+    longer recycles WAL files), so BlueFS's fsync also writes and flushes its own log.
+    """
     t = cpu(kc("osd.bluestore_submit") + kc("kernel.io_submit"), woken=False)
     t += DISK_WRITE                                                       # data aio
     t += cpu(kc("osd.aio_complete") + kc("kernel.io_complete"))          # bstore_aio
@@ -99,6 +103,12 @@ def bluestore() -> int:
     t += cpu(kc("kernel.io_complete"))                                   # bluefs aio thread
     t += cpu(0.0)                                                         # kv_sync woken
     t += DISK_FLUSH                                                       # BlueFS fsync
+    if wal_log_sync:                                                      # _flush_and_sync_log
+        t += cpu(kc("kernel.io_complete") + kc("kernel.io_submit"))     # back from fdatasync
+        t += DISK_WRITE                                                   # BlueFS log 4 KiB
+        t += cpu(kc("kernel.io_complete"))                               # bluefs aio thread
+        t += cpu(0.0)                                                     # kv_sync woken
+        t += DISK_FLUSH
     t += cpu(kc("kernel.io_complete") + kc("osd.kv_sync") * 0.5)
     t += cpu(kc("osd.kv_final"))                                         # bstore_kv_final
     return t
@@ -114,12 +124,12 @@ def client_recv(back: int) -> int:
             + cpu(kc("client.complete")))
 
 
-def expected_write_size1() -> int:
+def expected_write_size1(wal_log_sync: bool = True) -> int:
     out = OSDOP_HDR + BS
     t = client_send(out) + net(out)
     t += cpu(kc("osd.msgr_recv") + kc("kernel.tcp_rx", out))            # primary msgr-worker
     t += cpu(kc("osd.do_op"))                                            # tp_osd_tp
-    t += bluestore()
+    t += bluestore(wal_log_sync)
     t += cpu(kc("osd.commit_cb"))                                        # shard thread woken again
     t += cpu(kc("osd.reply_send") + kc("kernel.tcp_tx", REPLY))
     t += net(REPLY)
@@ -204,12 +214,23 @@ def test_write_latency_size1_equals_hand_sum_exactly():
     assert ((a["slat_end"] - a["submit"]) == cpu(kc("client.submit"), woken=False)).all()
 
 
+def test_write_latency_recycled_wal_equals_hand_sum_exactly():
+    """Octopus's RocksDB recycles WAL files: the fsync leaves BlueFS's log alone."""
+    res, a = _run("ceph.release=octopus")
+    assert res.resolved.ceph.wal_log_sync is False
+    lat = a["complete"] - a["submit"]
+    exp = expected_write_size1(wal_log_sync=False)
+    assert (lat == exp).all(), f"simulated {sorted(set(lat.tolist()))} ns, hand sum {exp} ns"
+    assert (a["acc"][:, 3] == 2 * DISK_WRITE + 2 * DISK_FLUSH).all()
+
+
 def test_write_breakdown_size1_by_category():
-    """The critical-path split is exact too: disk = 2 writes + 2 flushes, no waits, no wakes."""
+    """The critical-path split is exact too: disk = data, WAL and BlueFS log, each written
+    and flushed; no waits, no wakes."""
     _, a = _run()
     acc = a["acc"]
     network, cpu_ns, wake, disk, queue = acc.T
-    assert (disk == 2 * DISK_WRITE + 2 * DISK_FLUSH).all()
+    assert (disk == 3 * DISK_WRITE + 3 * DISK_FLUSH).all()
     assert (wake == 0).all()
     assert (queue == 0).all()
     assert (network == net(OSDOP_HDR + BS) + net(REPLY)).all()
