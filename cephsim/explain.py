@@ -268,8 +268,9 @@ def handed_by(spans: Sequence[tuple[str, str, int, int, int, int]]) -> dict[tupl
     """(resource, end) of each span -> the resource that handed this work over: the one
     whose span ended at its arrival (a msgr-worker for a reply, kv_final for a commit
     callback).  Work that arrived when the same thread finished its previous item (it
-    waited for the PG lock or the thread) gets the most recent hand-over on its OSD that
-    no other span took: a msgr-worker or kv_final whose span ended by then."""
+    waited for the thread), or when another shard thread of its OSD released the PG lock
+    (a shard item's arrival is when it got the lock), gets the most recent hand-over on
+    its OSD that no other span took: a msgr-worker or kv_final whose span ended by then."""
     by_end: dict[int, list[str]] = {}
     for sp in spans:
         by_end.setdefault(sp[4], []).append(sp[0])
@@ -281,9 +282,12 @@ def handed_by(spans: Sequence[tuple[str, str, int, int, int, int]]) -> dict[tupl
              for src in [direct[(sp[0], sp[4])]] if src != sp[0]}
     out = dict(direct)
     for sp in sorted(spans, key=lambda x: (x[2], x[4])):  # in arrival order, each hand-over once
-        if direct[(sp[0], sp[4])] != sp[0]:
-            continue
+        src0 = direct[(sp[0], sp[4])]
         osd = sp[0].split(".", 1)[0]
+        lock_wait = (_thread(sp[0]) == "shard" and _thread(src0) == "shard"
+                     and src0.split(".", 1)[0] == osd)
+        if src0 != sp[0] and not lock_wait:
+            continue
         pending = [(o[4], o[0]) for o in spans
                    if o[0].split(".", 1)[0] == osd and o[0] != sp[0] and o[4] <= sp[2]
                    and _thread(o[0]) in ("msgr", "kv_final") and (o[0], o[4]) not in taken]
@@ -418,6 +422,13 @@ def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
                 elif prev is not None and (prev.kind == "net" or _thread(prev.resource) == "msgr"
                                            or prev.kind == "wait"):
                     s.what = "primary op shard: handles the replica's reply (sub_op_commit_rec)"
+                elif prev is not None and _thread(prev.resource) == "shard" and origin == "msgr":
+                    # the other shard thread had the reply already; it waited for the PG lock
+                    s.what = ("primary op shard: handles the other replica's reply "
+                              "(sub_op_commit_rec) once the previous step freed the PG lock")
+                elif prev is not None and _thread(prev.resource) == "shard" and origin == "kv_final":
+                    s.what = ("primary op shard: commit callback (op_commit) once the previous "
+                              "step freed the PG lock")
                 else:
                     s.what = "primary op shard (tp_osd_tp)"
             else:

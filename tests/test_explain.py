@@ -164,3 +164,30 @@ def test_from_pacific_a_commit_also_writes_and_flushes_bluefs_log() -> None:
     assert "BlueFS log record" in [s.what for s in reef.steps if s.kind == "write"][2]
     assert "BlueFS's log" in [s.what for s in reef.steps if s.kind == "flush"][2]
     assert "then BlueFS's log" in render(reef) and "then BlueFS's log" not in render(naut)
+
+
+def test_a_reply_that_waited_for_the_pg_lock_is_named_by_its_messenger() -> None:
+    """Both replicas' replies reach the primary together: msgr1's goes to shard thread t1,
+    msgr0's to t0, which gets the PG lock only when t1 releases it.  A shard item's span
+    starts where it got the lock, so the span that ended there is t1's; the hand-over is
+    still msgr0's (the thread that decoded the reply), and the step says so."""
+    from cephsim.explain import Step, describe, handed_by
+
+    spans = [("osd4.msgr1", "cpu", 577_842, 577_842, 582_954, 0),
+             ("osd4.shard7.t1", "cpu", 582_954, 582_954, 619_732, 0),
+             ("osd4.msgr0", "cpu", 582_981, 582_981, 588_550, 0),
+             ("osd4.shard7.t0", "cpu", 619_732, 619_732, 666_894, 0),
+             ("osd4.msgr0", "cpu", 666_894, 666_894, 695_390, 0)]
+    came = handed_by(spans)
+    assert came[("osd4.shard7.t1", 619_732)] == "osd4.msgr1"
+    assert came[("osd4.shard7.t0", 666_894)] == "osd4.msgr0"
+    steps = [Step("osd4.shard7.t0", "cpu", 0, 100_000, (0, 100_000, 0, 0, 0), "node2"),  # do_op
+             Step("osd4.msgr1", "cpu", 577_842, 582_954, (0, 5_112, 0, 0, 0), "node2"),
+             Step("osd4.shard7.t1", "cpu", 582_954, 619_732, (0, 36_778, 0, 0, 0), "node2"),
+             Step("osd4.shard7.t0", "cpu", 619_732, 666_894, (0, 47_162, 0, 0, 0), "node2"),
+             Step("osd4.msgr0", "cpu", 666_894, 695_390, (0, 28_496, 0, 0, 0), "node2")]
+    describe(steps, {s.resource: "node2" for s in steps}, {"node2": "primary"}, 4096,
+             "direct", True, came)
+    assert "do_op" in steps[0].what
+    assert "handles the replica's reply" in steps[2].what
+    assert "other replica's reply" in steps[3].what and "PG lock" in steps[3].what
