@@ -261,7 +261,9 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
         msgr_workers=ceph.ms_async_op_threads,
         librbd_threads=ceph.librbd_threads or LIBRBD_THREADS.get(ceph.release, 2),
         write_mode=write_mode(ceph.release, media, scenario.workload.bs, ceph.version),
-        costs=costs, tails=ceph.tails, wal_log_sync=ceph.release not in WAL_RECYCLED)
+        costs=costs, tails=ceph.tails,
+        wal_log_sync=(ceph.release not in WAL_RECYCLED) if ceph.wal_log_sync is None
+        else ceph.wal_log_sync)
 
     clients = tuple(scenario.workload.clients or ())
     if not clients:

@@ -224,6 +224,17 @@ def test_write_latency_recycled_wal_equals_hand_sum_exactly():
     assert (a["acc"][:, 3] == 2 * DISK_WRITE + 2 * DISK_FLUSH).all()
 
 
+@pytest.mark.parametrize(("sets", "log_sync"), [
+    (("ceph.wal_log_sync=false",), False),  # Reef with Ceph 20's WAL envelope mode
+    (("ceph.release=octopus", "ceph.wal_log_sync=true"), True),  # an Octopus that cannot recycle
+])
+def test_wal_log_sync_override(sets: tuple[str, ...], log_sync: bool) -> None:
+    res, a = _run(*sets)
+    assert res.resolved.ceph.wal_log_sync is log_sync
+    lat = a["complete"] - a["submit"]
+    assert (lat == expected_write_size1(wal_log_sync=log_sync)).all()
+
+
 def test_write_breakdown_size1_by_category():
     """The critical-path split is exact too: disk = data, WAL and BlueFS log, each written
     and flushed; no waits, no wakes."""

@@ -281,6 +281,7 @@ class Ceph(_M):
     profile: str | None = Field(None, description="Calibrated software-cost profile file (YAML) that overrides the release defaults; relative to the scenario file.")
     software: dict[str, float] = Field(default_factory=dict, description="Per-stage software cost overrides in kilocycles at reference per-clock speed, e.g. {osd.do_op: 120}.")
     tails: bool = Field(True, description="Model background stalls (RocksDB flush/compaction, BlueFS log) that cause tail latency.")
+    wal_log_sync: bool | None = Field(None, description="Each RocksDB WAL fsync also writes and flushes BlueFS's own log, because the WAL file grew (one more write and flush per commit cycle). null = per release: no for nautilus and octopus (their RocksDB recycles WAL files), yes from pacific on (RocksDB >= 6.8 does not); false also models bluefs_wal_envelope_mode (Ceph 20).")
 
 
 class Workload(_M):
