@@ -424,11 +424,9 @@ def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
                     s.what = "primary op shard: handles the replica's reply (sub_op_commit_rec)"
                 elif prev is not None and _thread(prev.resource) == "shard" and origin == "msgr":
                     # the other shard thread had the reply already; it waited for the PG lock
+                    # (the commit callback never waits for it: local_commit runs it directly)
                     s.what = ("primary op shard: handles the other replica's reply "
                               "(sub_op_commit_rec) once the previous step freed the PG lock")
-                elif prev is not None and _thread(prev.resource) == "shard" and origin == "kv_final":
-                    s.what = ("primary op shard: commit callback (op_commit) once the previous "
-                              "step freed the PG lock")
                 else:
                     s.what = "primary op shard (tp_osd_tp)"
             else:

@@ -38,9 +38,10 @@ LIBRBD_THREADS = {"nautilus": 1, "octopus": 1}
 #: own log too.  A recycled WAL file is overwritten inside its old size, so its fsync
 #: costs one write and one flush; a new WAL file costs two of each.  RocksDB 6.8.0
 #: (HISTORY.md, facebook/rocksdb PR #6351) turns recycle_log_file_num off under the
-#: default kPointInTimeRecovery, Ceph moved from 6.1.2 (master July 2019, Nautilus backport
-#: PR #29440; Octopus branched with it) to RocksDB 6.8.1 in May 2020 (ceph/ceph PR #35032,
-#: hence Pacific and later), the fix proposed for Ceph was not merged (PR #36579),
+#: default kPointInTimeRecovery.  Ceph shipped older RocksDB until then (Nautilus 14.2.0
+#: a 5.x, 6.1.2 from a 2019 backport, ceph/ceph PR #29440; Octopus branched with 6.1.2)
+#: and moved to 6.8.1 in May 2020 (PR #35032, hence Pacific and later); the fix
+#: proposed for Ceph was not merged (PR #36579),
 #: and Ceph's own remedy, BlueFS's WAL envelope mode, "will reduce ~50% the amount of
 #: fdatasync syscalls issued by WAL writes" (PR #62224, 2025, after Squid).
 WAL_RECYCLED = {"nautilus", "octopus"}

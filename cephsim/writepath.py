@@ -414,7 +414,9 @@ class Protocol:
             if self.wal_log_sync:
                 # the WAL file grew, so BlueFS's own log must record the new size before
                 # the fsync returns (BlueFS::_fsync -> _flush_and_sync_log): one more
-                # 4 KiB write and one more flush per cycle (see resolve.WAL_RECYCLED)
+                # 4 KiB write and one more flush per cycle (see resolve.WAL_RECYCLED).
+                # Back from fdatasync, then the log record's aio submit (the WAL append's
+                # submit is part of osd.kv_sync's per-cycle cost; this one is not).
                 t = kv.run(t, self.kc("kernel.io_complete") + self.kc("kernel.io_submit"), cyc)
                 if k.must_yield(t):
                     yield t

@@ -164,6 +164,12 @@ def test_from_pacific_a_commit_also_writes_and_flushes_bluefs_log() -> None:
     assert "BlueFS log record" in [s.what for s in reef.steps if s.kind == "write"][2]
     assert "BlueFS's log" in [s.what for s in reef.steps if s.kind == "flush"][2]
     assert "then BlueFS's log" in render(reef) and "then BlueFS's log" not in render(naut)
+    kv = [s.what for s in reef.steps if s.resource.endswith(".kv_sync")]
+    assert any("WAL flushed; the WAL file grew" in w for w in kv), kv
+    assert any("BlueFS log written, issues the flush" in w for w in kv), kv
+    assert kv[-1].endswith("BlueFS log flushed, the RocksDB commit completes"), kv
+    kv = [s.what for s in naut.steps if s.resource.endswith(".kv_sync")]
+    assert kv[-1].endswith("WAL flushed, the RocksDB commit completes"), kv
 
 
 def test_a_reply_that_waited_for_the_pg_lock_is_named_by_its_messenger() -> None:
