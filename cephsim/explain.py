@@ -586,6 +586,8 @@ def ablation_variants(sc: Any, r: Any) -> list[tuple[str, list[str]]]:
         out.append(("pool size 2", ["pool.size=2"]))
     else:
         out.append(("pool size 3", ["pool.size=3"]))
+    if r.ceph.wal_log_sync:  # Pacific on: what Ceph 20's envelope mode would save
+        out.append(("no BlueFS log write (WAL envelope)", ["ceph.wal_log_sync=false"]))
     return out
 
 

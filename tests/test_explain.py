@@ -197,3 +197,18 @@ def test_a_reply_that_waited_for_the_pg_lock_is_named_by_its_messenger() -> None
     assert "do_op" in steps[0].what
     assert "handles the replica's reply" in steps[2].what
     assert "other replica's reply" in steps[3].what and "PG lock" in steps[3].what
+
+
+def test_from_pacific_an_ablation_drops_the_bluefs_log_write() -> None:
+    """The what-if of Ceph 20's WAL envelope mode is offered where there is a log write."""
+    from cephsim.explain import ablation_variants
+    from cephsim.scenario.load import load_resolved
+
+    quick = str(ROOT / "scenarios" / "quickstart.yaml")
+    for sets, offered in (([], True), (["ceph.release=octopus"], False)):
+        sc, r = load_resolved(quick, sets)
+        titles = {t: ov for t, ov in ablation_variants(sc, r)}
+        assert ("no BlueFS log write (WAL envelope)" in titles) is offered, titles
+    sc, r = load_resolved(quick, [])
+    assert dict(ablation_variants(sc, r))["no BlueFS log write (WAL envelope)"] == [
+        "ceph.wal_log_sync=false"]
