@@ -445,20 +445,16 @@ def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
             elif first:
                 s.what = ("bstore_kv_sync: takes everything queued as one batch, applies each "
                           "transaction to RocksDB (one _txc_apply_kv per txc)")
-            elif (prev is not None and prev.kind == "flush" and nxt is not None
-                  and nxt.kind == "write" and kv_writes.get(osd, 0) == 0):
-                s.what = ("bstore_kv_sync: data flushed; applies each queued transaction to "
-                          "RocksDB (one _txc_apply_kv per txc)")
             elif prev is not None and prev.kind == "flush" and nxt is not None and nxt.kind == "write":
-                s.what = ("bstore_kv_sync: WAL flushed; the WAL file grew, so BlueFS writes the "
+                s.what = ("bstore_kv_sync: data flushed; applies each queued transaction to "
+                          "RocksDB (one _txc_apply_kv per txc)" if kv_writes.get(osd, 0) == 0 else
+                          "bstore_kv_sync: WAL flushed; the WAL file grew, so BlueFS writes the "
                           "new size to its own log")
-            elif prev is not None and prev.kind == "flush":
-                s.what = "bstore_kv_sync: " + (
-                    "BlueFS log flushed" if kv_writes.get(osd, 0) > 1 else "WAL flushed"
-                ) + ", the RocksDB commit completes"
-            elif nxt is not None and nxt.kind == "flush":
-                s.what = "bstore_kv_sync: " + (
-                    "BlueFS log" if kv_writes.get(osd, 0) > 1 else "WAL") + " written, issues the flush"
+            elif prev is not None and prev.kind == "flush" or nxt is not None and nxt.kind == "flush":
+                what = "BlueFS log" if kv_writes.get(osd, 0) > 1 else "WAL"
+                s.what = (f"bstore_kv_sync: {what} flushed, the RocksDB commit completes"
+                          if prev is not None and prev.kind == "flush" else
+                          f"bstore_kv_sync: {what} written, issues the flush")
             else:
                 s.what = "bstore_kv_sync: RocksDB batch (transactions of everything queued)"
         elif th in ("bluefs_aio", "bstore_aio"):

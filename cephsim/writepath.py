@@ -397,20 +397,7 @@ class Protocol:
             # (KV_TXC_BYTES), the same bytes the memtable later flushes (RocksDB wiki,
             # Write Ahead Log File Format); BlueFS writes whole 4 KiB blocks
             wal = 4096 * math.ceil((data + KV_TXC_BYTES * len(batch)) / 4096)
-            t = disk.write(t, wal, cyc)         # BlueFS WAL append (O_DIRECT aio)
-            kv.free_at = t
-            if k.must_yield(t):
-                yield t
-            t = osd.aio_bluefs.run(t, self.kc("kernel.io_complete"), cyc)
-            if k.must_yield(t):
-                yield t
-            t = kv.run(t, 0.0, cyc)             # bstore_aio wakes kv_sync waiting in BlueFS
-            if k.must_yield(t):
-                yield t
-            t = disk.flush(t, cyc)              # BlueFS fsync -> fdatasync of the WAL device
-            kv.free_at = t
-            if k.must_yield(t):
-                yield t
+            t = yield from self._bluefs_append_sync(osd, t, wal, cyc)  # the RocksDB WAL
             if self.wal_log_sync:
                 # the WAL file grew, so BlueFS's own log must record the new size before
                 # the fsync returns (BlueFS::_fsync -> _flush_and_sync_log): one more
@@ -420,20 +407,7 @@ class Protocol:
                 t = kv.run(t, self.kc("kernel.io_complete") + self.kc("kernel.io_submit"), cyc)
                 if k.must_yield(t):
                     yield t
-                t = disk.write(t, 4096, cyc)    # BlueFS log record (op_file_update)
-                kv.free_at = t
-                if k.must_yield(t):
-                    yield t
-                t = osd.aio_bluefs.run(t, self.kc("kernel.io_complete"), cyc)
-                if k.must_yield(t):
-                    yield t
-                t = kv.run(t, 0.0, cyc)
-                if k.must_yield(t):
-                    yield t
-                t = disk.flush(t, cyc)          # flush_bdev() after the log write
-                kv.free_at = t
-                if k.must_yield(t):
-                    yield t
+                t = yield from self._bluefs_append_sync(osd, t, 4096, cyc)  # op_file_update
             t = kv.run(t, self.kc("kernel.io_complete") + self.kc("osd.kv_sync") * 0.5, cyc)
             osd.kv_cycles += 1
             osd.kv_batched += len(batch)
@@ -453,6 +427,28 @@ class Protocol:
             if k.must_yield(t):
                 yield t
         osd.kv_running = False
+
+    def _bluefs_append_sync(self, osd: OSD, t: int, nbytes: int,
+                            acc: list[int]) -> Generator[Any, Any, int]:
+        """bstore_kv_sync appends ``nbytes`` to a BlueFS file and syncs it: the O_DIRECT aio
+        write, its completion on BlueFS's bstore_aio thread waking kv_sync, then fdatasync
+        of the device.  Returns when the flush is done."""
+        k, disk, kv = self.k, osd.disk, osd.kv_sync
+        t = disk.write(t, nbytes, acc)
+        kv.free_at = t
+        if k.must_yield(t):
+            yield t
+        t = osd.aio_bluefs.run(t, self.kc("kernel.io_complete"), acc)
+        if k.must_yield(t):
+            yield t
+        t = kv.run(t, 0.0, acc)             # bstore_aio wakes kv_sync waiting in BlueFS
+        if k.must_yield(t):
+            yield t
+        t = disk.flush(t, acc)              # fdatasync of the BlueFS device
+        kv.free_at = t
+        if k.must_yield(t):
+            yield t
+        return t
 
     # ------------------------------------------------------------ throttles
     def _release_kv(self, osd: OSD, batch: list, t: int) -> None:
