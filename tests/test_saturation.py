@@ -170,6 +170,22 @@ def test_bad_librbd_threads_is_a_clean_error(run_cli, value: str, msg: str) -> N
     assert "Traceback" not in r.output
 
 
+def test_bad_wal_log_sync_is_a_clean_error(run_cli, tmp_path) -> None:
+    """ceph.wal_log_sync takes true, false or null: anything else is a located error."""
+    r = run_cli("validate", SC / "quickstart.yaml", "--set", "ceph.wal_log_sync=maybe")
+    assert r.exit_code == 2
+    assert "--set ceph.wal_log_sync=maybe" in r.stderr and "valid boolean" in r.stderr
+    text = (SC / "quickstart.yaml").read_text().replace(
+        "ceph: {release: reef,", "ceph: {wal_log_sync: [1], release: reef,")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text)
+    r = run_cli("run", bad)
+    assert r.exit_code == 2
+    line = text.splitlines().index(next(ln for ln in text.splitlines() if "wal_log_sync" in ln)) + 1
+    assert f"bad.yaml:{line}:" in r.stderr and "ceph.wal_log_sync" in r.stderr
+    assert "valid boolean" in r.stderr and "Traceback" not in r.output
+
+
 def test_cpu_per_daemon_accounts_every_busy_core_once() -> None:
     """cpu_cores splits the cores' busy time between OSD daemons, client hosts and routers
     without loss or double counting; a dedicated OSD cpuset at its limit shows as ~N cores."""
