@@ -298,9 +298,16 @@ def handed_by(spans: Sequence[tuple[str, str, int, int, int, int]]) -> dict[tupl
     return out
 
 
+#: how the application hands an I/O to the client, per engine: (write, read)
+SUBMIT_CALL = {"rbd": ("(rbd_aio_write)", "(rbd_aio_read)"),
+               "rados": ("(rados_aio_write)", "(rados_aio_read)"),
+               "krbd": ("to /dev/rbdN (a direct block write)", "from /dev/rbdN (a direct block read)"),
+               "cephfs": ("(pwrite on the CephFS file, O_DIRECT)", "(pread on the CephFS file, O_DIRECT)")}
+
+
 def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
              nbytes: int, write_mode: str, is_write: bool = True,
-             came_from: dict[tuple[str, int], str] | None = None) -> None:
+             came_from: dict[tuple[str, int], str] | None = None, engine: str = "rbd") -> None:
     """Fill ``Step.what`` with what Ceph does in each step (of a write, or of a read).
 
     ``came_from`` (from :func:`handed_by`, times since submission) tells apart steps
@@ -308,6 +315,7 @@ def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
     from the local commit callback (handed over by kv_final)."""
     came_from = came_from or {}
     seen_app = False
+    seen_net = False  #: the op has left the client (later app work is the completion)
     seen_primary_shard = False
     osd_seen_kv: set[str] = set()
     kv_writes: dict[str, int] = {}  #: disk writes of each OSD's commit cycle so far
@@ -317,6 +325,7 @@ def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
         role = roles.get(s.host, "")
         th = _thread(s.resource)
         osd = s.resource.split(".", 1)[0]
+        seen_net = seen_net or s.kind == "net" or osd.startswith("osd")
         if s.kind == "net":
             a, b = _net_ends(s.resource)
             ra, rb = roles.get(a, ""), roles.get(b, "")
@@ -339,7 +348,7 @@ def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
                 s.what = ("waits: the PG lock (another op on this PG, or this op's other branch) "
                           "or a busy thread")
         elif s.kind == "flush":
-            # a commit cycle writes the WAL, then (from Pacific) BlueFS's log: which one a
+            # a commit cycle writes the WAL, then (Pacific to Squid) BlueFS's log: which one a
             # flush makes durable follows from the cycle's writes before it
             n = kv_writes.get(osd, 0)
             s.what = ("disk cache flush (fdatasync): makes the data durable before the "
@@ -360,9 +369,11 @@ def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
         elif s.kind == "read":
             s.what = "disk read: the data from its place on the device (O_DIRECT)"
         elif th == "app":
-            s.what = ("fio thread: reaps the completion" if seen_app else
-                      "fio thread: submits the write (rbd_aio_write)" if is_write else
-                      "fio thread: submits the read (rbd_aio_read)")
+            s.what = ("fio thread: reaps the completion" if seen_net else
+                      "fio thread: librados Objecter (op_submit): picks the PG and primary "
+                      "OSD, builds the MOSDOp" if seen_app else
+                      f"fio thread: submits the {'write' if is_write else 'read'} "
+                      + SUBMIT_CALL[engine][not is_write])
             seen_app = True
         elif th == "librbd":
             s.what = "librbd: image request -> object -> Objecter picks the PG and primary OSD"
@@ -526,7 +537,8 @@ def explain(path: str | Path, overrides: Sequence[str] | None = None, which: str
     groups.insert(1, ("network", "messages on the wire"))
     is_write = bool(a["is_write"][i])
     rel = [(sp[0], sp[1], sp[2] - submit, sp[3] - submit, sp[4] - submit, sp[5]) for sp in spans]
-    describe(steps, host_of, roles, sc.workload.bs, r.ceph.write_mode, is_write, handed_by(rel))
+    describe(steps, host_of, roles, sc.workload.bs, r.ceph.write_mode, is_write, handed_by(rel),
+             sc.workload.engine)
     ex = Explanation(scenario=sc.name, path=str(path), seed=seed, which=which, seq=seq,
                      latency_ns=complete - submit, acc=acc, steps=steps,
                      spans=rel,
@@ -582,7 +594,7 @@ def ablation_variants(sc: Any, r: Any) -> list[tuple[str, list[str]]]:
         out.append(("pool size 2", ["pool.size=2"]))
     else:
         out.append(("pool size 3", ["pool.size=3"]))
-    if r.ceph.wal_log_sync:  # Pacific on: what Ceph 20's envelope mode would save
+    if r.ceph.wal_log_sync:  # Pacific to Squid: what Tentacle's envelope mode saves
         out.append(("no BlueFS log write (WAL envelope)", ["ceph.wal_log_sync=false"]))
     return out
 

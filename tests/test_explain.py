@@ -205,10 +205,29 @@ def test_from_pacific_an_ablation_drops_the_bluefs_log_write() -> None:
     from cephsim.scenario.load import load_resolved
 
     quick = str(ROOT / "scenarios" / "quickstart.yaml")
-    for sets, offered in (([], True), (["ceph.release=octopus"], False)):
+    for sets, offered in (([], True), (["ceph.release=octopus"], False),
+                          (["ceph.release=tentacle"], False)):
         sc, r = load_resolved(quick, sets)
         titles = {t: ov for t, ov in ablation_variants(sc, r)}
         assert ("no BlueFS log write (WAL envelope)" in titles) is offered, titles
     sc, r = load_resolved(quick, [])
     assert dict(ablation_variants(sc, r))["no BlueFS log write (WAL envelope)"] == [
         "ceph.wal_log_sync=false"]
+
+
+@pytest.mark.parametrize(("engine", "submit", "objecter_in_app"), [
+    ("rbd", "(rbd_aio_write)", False),
+    ("cephfs", "(pwrite on the CephFS file, O_DIRECT)", False),
+    ("krbd", "to /dev/rbdN (a direct block write)", False),
+    ("rados", "(rados_aio_write)", True),  # librados runs the Objecter in the caller's thread
+])
+def test_the_application_steps_are_named_for_the_engine(engine, submit, objecter_in_app) -> None:
+    """The fio thread's first step names the call the engine makes; with librados the
+    thread's second step is the Objecter, not the completion; the last is the completion."""
+    ex = explain(str(ROOT / "scenarios" / "quickstart.yaml"),
+                 ["run.ios=200", f"workload.engine={engine}"], ablations=False)
+    app_steps = [s.what for s in ex.steps if s.resource.endswith(".app")]
+    assert app_steps[0] == "fio thread: submits the write " + submit
+    assert ("Objecter" in app_steps[1]) is objecter_in_app
+    assert app_steps[-1] == "fio thread: reaps the completion"
+    assert len(app_steps) == 2 + objecter_in_app
