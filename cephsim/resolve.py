@@ -21,8 +21,11 @@ from cephsim.errors import CephsimError
 from cephsim.scenario.schema import CPUTuning, Netem, Scenario, TcpSettings
 from cephsim.software import ReleaseCosts, release_costs
 
-#: release -> (op shards, threads per shard) for SSD and HDD (ceph-internals.md §3.1)
+#: (op shards, threads per shard) for SSD and HDD (ceph-internals.md §3.1)
 OP_SHARDS = {"ssd": (8, 2), "hdd": (5, 1)}
+#: releases whose HDD OSDs run one op shard of five threads (ceph/ceph PR #58509, main
+#: July 2024, so Tentacle; the Squid backport PR #59973 was still open in Jan 2025)
+HDD_ONE_SHARD = {"tentacle"}
 #: bluestore_prefer_deferred_size_hdd by release (§3.2)
 PREFER_DEFERRED_HDD = {"nautilus": 32768, "octopus": 32768}
 #: bluestore_min_alloc_size_hdd by release (§3.2); 4 KiB from pacific on
@@ -45,6 +48,12 @@ LIBRBD_THREADS = {"nautilus": 1, "octopus": 1}
 #: and Ceph's own remedy, BlueFS's WAL envelope mode, "will reduce ~50% the amount of
 #: fdatasync syscalls issued by WAL writes" (PR #62224, 2025, after Squid).
 WAL_RECYCLED = {"nautilus", "octopus"}
+#: releases whose BlueFS writes RocksDB WAL files in envelope mode
+#: (``bluefs_wal_envelope_mode``, default true; PR #62224, in Tentacle: its fixes are
+#: backported to the tentacle branch, PRs #67333 and #68426).  Each WAL append carries
+#: its own length, so BlueFS::_fsync touches its log only when the file gets new
+#: extents, not for every size change: a commit costs one WAL write and flush again.
+WAL_ENVELOPE = {"tentacle"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,7 +259,7 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
 
     ceph = scenario.ceph
     media = "hdd" if any(h.disk and h.disk.media == "hdd" for h in hosts) else "ssd"
-    shards, threads = OP_SHARDS[media]
+    shards, threads = (1, 5) if media == "hdd" and ceph.release in HDD_ONE_SHARD else OP_SHARDS[media]
     profile = None
     if ceph.profile:
         base = Path(scenario_path).resolve().parent if scenario_path else Path.cwd()
@@ -263,8 +272,8 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
         librbd_threads=ceph.librbd_threads or LIBRBD_THREADS.get(ceph.release, 2),
         write_mode=write_mode(ceph.release, media, scenario.workload.bs, ceph.version),
         costs=costs, tails=ceph.tails,
-        wal_log_sync=(ceph.release not in WAL_RECYCLED) if ceph.wal_log_sync is None
-        else ceph.wal_log_sync)
+        wal_log_sync=(ceph.release not in WAL_RECYCLED | WAL_ENVELOPE)
+        if ceph.wal_log_sync is None else ceph.wal_log_sync)
 
     clients = tuple(scenario.workload.clients or ())
     if not clients:

@@ -21,9 +21,10 @@ Concurrency (what serialises or batches work when many ops are in flight):
 - Op shards x threads per shard, messenger workers per connection: threads are
   FIFO servers on a host's (or the OSDs' cpuset's) cores (``components/cpu``).
 - kv_sync group commit: everything queued during the previous cycle commits
-  in one batch (one data flush, one WAL write, one WAL flush; from Pacific on
-  also one BlueFS log write and flush, because RocksDB >= 6.8 no longer recycles
-  WAL files and every append grows the file: ``resolve.WAL_RECYCLED``).  The batch's
+  in one batch (one data flush, one WAL write, one WAL flush; from Pacific to
+  Squid also one BlueFS log write and flush, because RocksDB >= 6.8 no longer
+  recycles WAL files and every append grows the file: ``resolve.WAL_RECYCLED``;
+  Tentacle's WAL envelope mode drops it again: ``resolve.WAL_ENVELOPE``).  The batch's
   flushes and WAL write are shared, but each txc is still applied to RocksDB
   on its own (``_txc_apply_kv``, stage ``osd.kv_apply``) by the one kv_sync
   thread: its cost grows with the batch and caps an OSD's commit rate.

@@ -145,3 +145,28 @@ def test_max_cstate_by_index_and_name(tmp_path):
         sc = load_scenario(p, [f"hosts.osd.tuning.max_cstate={limit}"])
         r = resolve(sc)
         assert [s.name for s in r.host("osd0").cpu.cstates] == names, limit
+
+
+@pytest.mark.parametrize(("sets", "msg"), [
+    (["ceph.version=16.2.11"], "16.2.11 is not a reef (18.x) point release (16.x is pacific)"),
+    (["ceph.release=tentacle", "ceph.version=21.1.0"], "no modelled release is 21.x"),
+])
+def test_version_must_belong_to_the_release(sets, msg):
+    """A point release of another release is an impossible configuration, not a silent mix
+    (version-dependent defaults would be looked up for the wrong release)."""
+    with pytest.raises(CephsimError) as e:
+        load_scenario(ROOT / "scenarios" / "quickstart.yaml", sets)
+    assert msg in str(e.value) and "ceph.version" in str(e.value)
+    load_scenario(ROOT / "scenarios" / "quickstart.yaml", ["ceph.release=tentacle", "ceph.version=20.2.0"])
+
+
+@pytest.mark.parametrize(("release", "disk", "expected"), [
+    ("squid", "generic-hdd-7200", (5, 1)),
+    ("tentacle", "generic-hdd-7200", (1, 5)),  # PR #58509: one shard of five threads on HDD
+    ("tentacle", "pm983", (8, 2)),
+])
+def test_op_shards_per_release_and_media(release, disk, expected):
+    sc = load_scenario(ROOT / "scenarios" / "quickstart.yaml",
+                       [f"ceph.release={release}", f"hosts.0.osds.disk={disk}"])
+    c = resolve(sc).ceph
+    assert (c.op_shards, c.threads_per_shard) == expected

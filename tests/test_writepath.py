@@ -244,6 +244,8 @@ def test_deferred_write_pays_the_bluefs_log_write_too() -> None:
     (("ceph.wal_log_sync=false",), False),  # Reef with Ceph 20's WAL envelope mode
     (("ceph.release=octopus", "ceph.wal_log_sync=true"), True),  # an Octopus that cannot recycle
     (("ceph.release=pacific",), True),  # the first release with RocksDB >= 6.8
+    (("ceph.release=squid",), True),  # the last release before the WAL envelope
+    (("ceph.release=tentacle",), False),  # bluefs_wal_envelope_mode on by default
 ])
 def test_wal_log_sync_override(sets: tuple[str, ...], log_sync: bool) -> None:
     res, a = _run(*sets)

@@ -30,7 +30,9 @@ Duration = Annotated[int, BeforeValidator(parse_duration_ns)]
 Size = Annotated[int, BeforeValidator(parse_size_bytes)]
 Fraction = Annotated[float, BeforeValidator(parse_percent)]
 
-Release = Literal["nautilus", "octopus", "pacific", "quincy", "reef", "squid"]
+Release = Literal["nautilus", "octopus", "pacific", "quincy", "reef", "squid", "tentacle"]
+#: the major version number of each release (a point release x.y.z belongs to one)
+RELEASE_MAJOR = {"nautilus": 14, "octopus": 15, "pacific": 16, "quincy": 17, "reef": 18, "squid": 19, "tentacle": 20}
 
 
 class _M(BaseModel):
@@ -271,7 +273,7 @@ class Pool(_M):
 class Ceph(_M):
     """Ceph release and the settings that matter for latency."""
 
-    release: Release = Field("reef", description="Ceph release: nautilus (14), octopus (15), pacific (16), quincy (17), reef (18) or squid (19).")
+    release: Release = Field("reef", description="Ceph release: nautilus (14), octopus (15), pacific (16), quincy (17), reef (18), squid (19) or tentacle (20).")
     version: str | None = Field(None, pattern=r"^\d+\.\d+\.\d+$", description="Point release, e.g. '14.2.2'; matters where a default changed inside a release (min_alloc_size_ssd 16 KiB before 14.2.8).")
     debug_logging: Literal["default", "off"] = Field("default", description="'default' debug levels (in-memory gather costs CPU per op) or all subsystems 0/0.")
     op_shards: int | None = Field(None, ge=1, description="osd_op_num_shards override (default per release and media).")
@@ -281,7 +283,19 @@ class Ceph(_M):
     profile: str | None = Field(None, description="Calibrated software-cost profile file (YAML) that overrides the release defaults; relative to the scenario file.")
     software: dict[str, float] = Field(default_factory=dict, description="Per-stage software cost overrides in kilocycles at reference per-clock speed, e.g. {osd.do_op: 120}.")
     tails: bool = Field(True, description="Model background stalls (RocksDB flush/compaction, BlueFS log) that cause tail latency.")
-    wal_log_sync: bool | None = Field(None, description="Each RocksDB WAL fsync also writes and flushes BlueFS's own log, because the WAL file grew (one more write and flush per commit cycle). null = per release: no for nautilus and octopus (their RocksDB recycles WAL files), yes from pacific on (RocksDB >= 6.8 does not); false also models bluefs_wal_envelope_mode (Ceph 20).")
+    wal_log_sync: bool | None = Field(None, description="Each RocksDB WAL fsync also writes and flushes BlueFS's own log, because the WAL file grew (one more write and flush per commit cycle). null = per release: no for nautilus and octopus (their RocksDB recycles WAL files), yes for pacific to squid (RocksDB >= 6.8 does not), no again for tentacle (bluefs_wal_envelope_mode, default on: the WAL records carry their own length). false on an earlier release models envelope mode.")
+
+    @model_validator(mode="after")
+    def _version_of_release(self) -> Ceph:
+        if self.version is not None:
+            major = int(self.version.split(".")[0])
+            if major != RELEASE_MAJOR[self.release]:
+                named = next((r for r, m in RELEASE_MAJOR.items() if m == major), None)
+                hint = f"{major}.x is {named}" if named else f"no modelled release is {major}.x"
+                raise ValueError(f"version: {self.version} is not a {self.release} "
+                                 f"({RELEASE_MAJOR[self.release]}.x) point release ({hint}); "
+                                 "give a matching version, or null for the release's defaults")
+        return self
 
 
 class Workload(_M):
