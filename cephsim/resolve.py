@@ -21,11 +21,12 @@ from cephsim.errors import CephsimError
 from cephsim.scenario.schema import CPUTuning, Netem, Scenario, TcpSettings
 from cephsim.software import ReleaseCosts, release_costs
 
-#: (op shards, threads per shard) for SSD and HDD (ceph-internals.md §3.1)
+#: (op shards, threads per shard) for SSD and HDD (ceph-internals.md §3.1) ...
 OP_SHARDS = {"ssd": (8, 2), "hdd": (5, 1)}
-#: releases whose HDD OSDs run one op shard of five threads (ceph/ceph PR #58509, main
-#: July 2024, so Tentacle; the Squid backport PR #59973 was still open in Jan 2025)
-HDD_ONE_SHARD = {"tentacle"}
+#: ... and where a release changed them: HDD OSDs run one op shard of five threads
+#: from ceph/ceph PR #58509 (main, July 2024, so Tentacle; the Squid backport, PR #59973,
+#: was still open in Jan 2025)
+OP_SHARDS_BY_RELEASE = {("tentacle", "hdd"): (1, 5)}
 #: bluestore_prefer_deferred_size_hdd by release (§3.2)
 PREFER_DEFERRED_HDD = {"nautilus": 32768, "octopus": 32768}
 #: bluestore_min_alloc_size_hdd by release (§3.2); 4 KiB from pacific on
@@ -259,7 +260,7 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
 
     ceph = scenario.ceph
     media = "hdd" if any(h.disk and h.disk.media == "hdd" for h in hosts) else "ssd"
-    shards, threads = (1, 5) if media == "hdd" and ceph.release in HDD_ONE_SHARD else OP_SHARDS[media]
+    shards, threads = OP_SHARDS_BY_RELEASE.get((ceph.release, media), OP_SHARDS[media])
     profile = None
     if ceph.profile:
         base = Path(scenario_path).resolve().parent if scenario_path else Path.cwd()
