@@ -77,7 +77,7 @@ class Explanation:
     mean_acc_sum: list[int] = field(default_factory=list)  #: sums over all measured ops
     mean_lat_sum: int = 0
     write_mode: str = ""
-    wal_log_sync: bool = False  #: each WAL fsync also writes BlueFS's log (Pacific and later)
+    wal_log_sync: bool = False  #: each WAL fsync also writes BlueFS's log (Pacific to Squid)
     pool_size: int = 3
     is_write: bool = True  #: the traced op is a write (else a read)
     ablation: list[dict[str, Any]] = field(default_factory=list)

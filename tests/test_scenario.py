@@ -160,6 +160,17 @@ def test_version_must_belong_to_the_release(sets, msg):
     load_scenario(ROOT / "scenarios" / "quickstart.yaml", ["ceph.release=tentacle", "ceph.version=20.2.0"])
 
 
+def test_version_of_another_release_fails_the_cli_at_its_line(run_cli):
+    """Through the CLI: exit status 2, the file and line of the version, the hint, no traceback."""
+    path = ROOT / "scenarios" / "tuned-routers-balanced.yaml"
+    line = next(i for i, ln in enumerate(path.read_text().splitlines(), 1) if "version: 16.2.11" in ln)
+    r = run_cli("validate", path, "--set", "ceph.release=reef")
+    assert r.exit_code == 2
+    assert f"tuned-routers-balanced.yaml:{line}:" in r.stderr
+    assert "ceph.version: 16.2.11 is not a reef (18.x) point release (16.x is pacific)" in r.stderr
+    assert "Traceback" not in r.stderr + r.stdout
+
+
 @pytest.mark.parametrize(("release", "disk", "expected"), [
     ("squid", "generic-hdd-7200", (5, 1)),
     ("tentacle", "generic-hdd-7200", (1, 5)),  # PR #58509: one shard of five threads on HDD

@@ -137,7 +137,7 @@ def saturation_text(res: RunResult) -> str:
 
 def cpu_text(res: RunResult) -> str:
     """One line: cores busy per OSD daemon (mean and range) and on each client host."""
-    cpu = getattr(res, "cpu_cores", None) or {}
+    cpu = res.cpu_cores
     osds = list((cpu.get("osds") or {}).values())
     if not osds:
         return ""
