@@ -78,6 +78,7 @@ class Explanation:
     mean_lat_sum: int = 0
     write_mode: str = ""
     wal_log_sync: bool = False  #: each WAL fsync also writes BlueFS's log (Pacific to Squid)
+    read_cache_hit: float = 0.0  #: P(a read is served from the primary's buffer cache)
     pool_size: int = 3
     is_write: bool = True  #: the traced op is a write (else a read)
     ablation: list[dict[str, Any]] = field(default_factory=list)
@@ -401,10 +402,15 @@ def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
                     and roles.get(_net_ends(prev.resource)[0]) == "client" else "")
         elif th == "shard":
             if role == "primary" and not is_write:
-                s.what = ("primary op shard (tp_osd_tp): do_op for a read: object context, "
-                          "BlueStore read (onode, extents), submits the device read"
-                          if nxt is not None and nxt.kind == "read" else
-                          "primary op shard: read complete, builds the reply")
+                if nxt is not None and nxt.kind == "read":
+                    s.what = ("primary op shard (tp_osd_tp): do_op for a read: object context, "
+                              "BlueStore read (onode, extents), submits the device read")
+                elif prev is not None and prev.kind == "read":
+                    s.what = "primary op shard: read complete, builds the reply"
+                else:
+                    s.what = ("primary op shard (tp_osd_tp): do_op for a read: object context, "
+                              "BlueStore read served from the buffer cache (no device I/O), "
+                              "builds the reply")
             elif role == "primary":
                 origin = _thread(came_from.get((s.resource, s.end), s.resource))
                 first_on_primary = not seen_primary_shard
@@ -545,7 +551,8 @@ def explain(path: str | Path, overrides: Sequence[str] | None = None, which: str
                      host_of=host_of, groups=groups, rank=rank, mean_n=int(mask.sum()),
                      mean_acc_sum=[int(x) for x in a["acc"][mask].sum(axis=0)],
                      mean_lat_sum=int(lat_all[mask].sum()), write_mode=r.ceph.write_mode,
-                     wal_log_sync=r.ceph.wal_log_sync, pool_size=sc.pool.size, is_write=is_write)
+                     wal_log_sync=r.ceph.wal_log_sync, read_cache_hit=r.ceph.read_cache_hit,
+                     pool_size=sc.pool.size, is_write=is_write)
     ex.baseline_mean_us = ex.mean_lat_sum / ex.mean_n / 1e3
     ex.latencies_ns = lat_all[mask]
     from cephsim.report.summary import job_stats
@@ -590,12 +597,19 @@ def ablation_variants(sc: Any, r: Any) -> list[tuple[str, list[str]]]:
         out.append(("debug logging off (0/0)", ["ceph.debug_logging=off"]))
     else:
         out.append(("debug logging at defaults", ["ceph.debug_logging=default"]))
-    if sc.pool.size != 2:
-        out.append(("pool size 2", ["pool.size=2"]))
-    else:
-        out.append(("pool size 3", ["pool.size=3"]))
-    if r.ceph.wal_log_sync:  # Pacific to Squid: what Tentacle's envelope mode saves
-        out.append(("no BlueFS log write (WAL envelope)", ["ceph.wal_log_sync=false"]))
+    reads_only = sc.workload.rw in ("read", "randread")
+    if not reads_only:  # a read is served by the primary alone, without a commit
+        if sc.pool.size != 2:
+            out.append(("pool size 2", ["pool.size=2"]))
+        else:
+            out.append(("pool size 3", ["pool.size=3"]))
+        if r.ceph.wal_log_sync:  # Pacific to Squid: what Tentacle's envelope mode saves
+            out.append(("no BlueFS log write (WAL envelope)", ["ceph.wal_log_sync=false"]))
+    if sc.workload.rw not in ("write", "randwrite"):
+        if sc.workload.read_cache == "cold":
+            out.append(("warm read cache", ["workload.read_cache=warm"]))
+        else:
+            out.append(("cold read cache", ["workload.read_cache=cold"]))
     return out
 
 
@@ -807,16 +821,22 @@ def _read_story(ex: Explanation) -> str:
     net = sum(s.cats[0] for s in st if s.kind == "net")
     disk = sum(s.cats[3] for s in st)
     nread = sum(1 for s in st if s.kind == "read")
+    h = ex.read_cache_hit
+    cache = ("The cache is cold (workload.read_cache), so every read goes to the device."
+             if h <= 0 else "The cache is warm and holds all the data: no read goes to the device."
+             if h >= 1 else f"The cache is warm and holds {100 * h:.0f} % of the data: that share "
+             "of reads skips the device.")
     lines = [
         f"Why {_us(ex.latency_ns)}?  A read is served by the primary OSD alone (the replicas are not",
         "asked): the client sends the request to the primary and waits for the data (one network",
-        "round trip); the primary reads the object's extents from BlueStore with one device read",
-        "(cephsim does not model BlueStore's buffer cache: every read goes to the device); and every",
-        "step in between is software: a hand-off to another thread (a queue, perhaps a C-state",
-        "wake-up) and CPU work at the core's clock.",
+        "round trip); the primary reads the object's extents through BlueStore, from its buffer",
+        "cache or with one device read; and every step in between is software: a hand-off to",
+        "another thread (a queue, perhaps a C-state wake-up) and CPU work at the core's clock.",
+        cache,
         "For this op, along its critical path:",
         f"  round trip, client <-> primary, on the wire: {_us(net)}",
-        f"  disk: {_us(disk)} in {nread} device read{'s' * (nread != 1)}",
+        f"  disk: {_us(disk)} in {nread} device read{'s' * (nread != 1)}"
+        + (" (served from BlueStore's buffer cache)" if nread == 0 else ""),
     ]
     lines += _software_lines(st, net, disk, "busy threads, the PG lock")
     return "\n".join(lines) + "\n"

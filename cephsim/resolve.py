@@ -107,6 +107,34 @@ class CephConfig:
     costs: ReleaseCosts
     tails: bool
     wal_log_sync: bool = False  #: each WAL fsync also writes and flushes BlueFS's log
+    read_cache_hit: float = 0.0  #: probability that a read is served from the primary's buffer cache
+
+
+#: BlueStore::MempoolThread::_update_cache_settings: the autotuner sizes the caches up to
+#: (1 - osd_memory_expected_fragmentation) x osd_memory_target - osd_memory_base
+#: (src/common/options/global.yaml.in defaults 0.15 and 768 MiB; osd_memory_cache_min 128 MiB).
+MEMORY_EXPECTED_FRAGMENTATION = 0.15
+MEMORY_BASE = 768 * 1024**2
+MEMORY_CACHE_MIN = 128 * 1024**2
+
+
+def cache_bytes(osd_memory_target: int) -> int:
+    """The most an OSD's BlueStore caches (onodes, RocksDB blocks, data) may hold."""
+    limited = int((1.0 - MEMORY_EXPECTED_FRAGMENTATION) * osd_memory_target)
+    return limited - MEMORY_BASE if limited > MEMORY_BASE + MEMORY_CACHE_MIN else MEMORY_CACHE_MIN
+
+
+def read_cache_hit(state: str, osd_memory_target: int, n_osds: int, data_bytes: int) -> float:
+    """Probability that a read finds its 4 KiB in the primary OSD's buffer cache.
+
+    Cold: none (fio's reads of freshly written data; writes bypass the cache).  Warm: the
+    data was read before, each object is cached only on its primary (the replicas serve no
+    reads), primaries are spread evenly, and a uniform random read hits with probability
+    cache / data per OSD.  The whole cache budget counts as data cache: a benchmark's
+    onodes and RocksDB blocks are small next to it (an upper bound, noted in the docs)."""
+    if state != "warm" or n_osds == 0:
+        return 0.0
+    return min(1.0, n_osds * cache_bytes(osd_memory_target) / max(1, data_bytes))
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,7 +302,10 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
         write_mode=write_mode(ceph.release, media, scenario.workload.bs, ceph.version),
         costs=costs, tails=ceph.tails,
         wal_log_sync=(ceph.release not in WAL_RECYCLED | WAL_ENVELOPE)
-        if ceph.wal_log_sync is None else ceph.wal_log_sync)
+        if ceph.wal_log_sync is None else ceph.wal_log_sync,
+        read_cache_hit=read_cache_hit(scenario.workload.read_cache, ceph.osd_memory_target,
+                                      next_osd, scenario.workload.numjobs
+                                      * scenario.workload.image_size))
 
     clients = tuple(scenario.workload.clients or ())
     if not clients:
@@ -336,6 +367,7 @@ def resolved_dict(r: Resolved) -> dict[str, Any]:
                  "op_shards": r.ceph.op_shards, "threads_per_shard": r.ceph.threads_per_shard,
                  "msgr_workers": r.ceph.msgr_workers, "librbd_threads": r.ceph.librbd_threads,
                  "write_mode": r.ceph.write_mode, "wal_log_sync": r.ceph.wal_log_sync,
+                 "read_cache_hit": r.ceph.read_cache_hit,
                  "costs": r.ceph.costs.model_dump(mode="json"), "tails": r.ceph.tails},
         "clients": list(r.clients),
         "monitors": r.monitors.describe() if r.monitors is not None else None,

@@ -132,6 +132,20 @@ class Protocol:
         hdd = any(h.disk and h.disk.media == "hdd" for h in r.hosts)
         self.batch_ops = 64 if hdd else 16  #: bluestore_deferred_batch_ops_{hdd,ssd}
         self.cost_per_io = COST_PER_IO["hdd" if hdd else "ssd"]
+        self.cache_hit = r.ceph.read_cache_hit  #: P(a read is served from the buffer cache)
+        self._cache_draws: dict[int, tuple[Any, list[float]]] = {}
+
+    def _cached(self, osd: OSD) -> bool:
+        """Whether this read finds its data in ``osd``'s BlueStore buffer cache (a draw from
+        the OSD's own stream, ``osd.N.cache``, only when the outcome is uncertain)."""
+        if self.cache_hit <= 0.0:
+            return False
+        if self.cache_hit >= 1.0:
+            return True
+        rng, buf = self._cache_draws.setdefault(osd.id, (self.c.streams.get(f"{osd.name}.cache"), []))
+        if not buf:
+            buf.extend(rng.random(1024).tolist())
+        return buf.pop() < self.cache_hit
 
     # ------------------------------------------------------------ helpers
     def kc(self, stage: str, nbytes: int = 0) -> float:
@@ -493,13 +507,18 @@ class Protocol:
     def primary_read(self, op: Op, osd: OSD, t: int) -> Generator[Any, Any, int]:
         acc, ev, k = op.acc, op.ev, self.k
         worker, th, t_lock = yield from self.receive_op(op, osd, t, OSDOP_HDR)
-        t = th.run(t_lock, self.kc("osd.do_read") + self.kc("kernel.io_submit"), acc)
-        if k.must_yield(t):
-            yield t
-        t = osd.disk.read(t, op.nbytes, acc)    # the shard thread blocks on the read
-        if k.must_yield(t):
-            yield t
-        t = th.run(t, self.kc("kernel.io_complete"), acc)
+        if self._cached(osd):
+            # BlueStore::_do_read finds every extent in the onode's buffer cache: no device
+            # I/O, the shard thread builds the reply from the cached buffers
+            t = th.run(t_lock, self.kc("osd.do_read"), acc)
+        else:
+            t = th.run(t_lock, self.kc("osd.do_read") + self.kc("kernel.io_submit"), acc)
+            if k.must_yield(t):
+                yield t
+            t = osd.disk.read(t, op.nbytes, acc)    # the shard thread blocks on the read
+            if k.must_yield(t):
+                yield t
+            t = th.run(t, self.kc("kernel.io_complete"), acc)
         osd.hold_pg(op.pg, t)
         if k.must_yield(t):
             yield t

@@ -92,6 +92,28 @@ def test_the_story_of_a_read_adds_up() -> None:
         assert banned not in text, banned
 
 
+def test_a_read_from_a_warm_cache_has_no_device_read() -> None:
+    """With the data in BlueStore's buffer cache the shard step serves the read itself, the
+    story says so, and the ablation offers the cold cache (and no write-only knobs)."""
+    from cephsim.explain import ablation_variants
+    from cephsim.scenario.load import load_resolved
+
+    qs = str(ROOT / "scenarios" / "quickstart.yaml")
+    ov = ["workload.rw=randread", "workload.read_cache=warm", "workload.image_size=1GiB",
+          "run.ios=400", "run.ramp_ios=50"]
+    ex = explain(qs, ov, ablations=False)
+    kinds = [s.kind for s in ex.steps]
+    assert "read" not in kinds and sum(1 for k in kinds if k == "net") == 2
+    text = render(ex)
+    assert "served from the buffer cache" in " ".join(text.split())
+    assert "The cache is warm and holds all the data" in text
+    assert "0 device reads (served from BlueStore's buffer cache)" in text
+    sc, r = load_resolved(qs, ov)
+    titles = dict(ablation_variants(sc, r))
+    assert titles["cold read cache"] == ["workload.read_cache=cold"]
+    assert "pool size 2" not in titles and "no BlueFS log write (WAL envelope)" not in titles
+
+
 def test_a_gap_before_a_kv_sync_batch_is_drawn_on_the_kv_sync_row() -> None:
     """A queueing gap is drawn on the row of the step after it; a "kv_sync batch" step
     lives on its kv_sync thread's row (the gap used to be looked up under the batch name)."""

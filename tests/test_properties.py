@@ -141,6 +141,19 @@ def test_reads_are_faster_than_writes(seed):
     assert np.median(lat(r)) < np.median(lat(w))
 
 
+@FEW
+@given(seed=SEEDS, image_gib=st.integers(1, 64))
+def test_a_warmer_read_cache_never_slows_reads(seed, image_gib):
+    """Cold >= partly warm >= all warm, in mean read latency: a cache hit only removes
+    work (the device read and its kernel I/O path)."""
+    ov = ["run.ios=300", "workload.rw=randread", f"workload.image_size={image_gib}GiB"]
+    cold = lat(run(QUICKSTART, ov, seed=seed)).mean()
+    warm = lat(run(QUICKSTART, [*ov, "workload.read_cache=warm"], seed=seed)).mean()
+    hot = lat(run(QUICKSTART, [*ov, "workload.read_cache=warm", "ceph.osd_memory_target=64GiB"],
+                  seed=seed)).mean()
+    assert hot <= warm <= cold, (hot, warm, cold)
+
+
 def test_mixed_workload_reads_faster_than_writes(quickstart):
     res = run(quickstart, ["run.ios=600", "workload.rw=randrw", "workload.rwmixread=50"])
     a = res.records.arrays()

@@ -181,3 +181,28 @@ def test_op_shards_per_release_and_media(release, disk, expected):
                        [f"ceph.release={release}", f"hosts.0.osds.disk={disk}"])
     c = resolve(sc).ceph
     assert (c.op_shards, c.threads_per_shard) == expected
+
+
+def test_read_cache_hit_follows_the_cache_budget() -> None:
+    """Cold: no hits.  Warm: BlueStore's autotuned cache budget (0.85 x osd_memory_target -
+    768 MiB, at least 128 MiB) over the data each primary serves, capped at 1."""
+    from cephsim.resolve import cache_bytes, read_cache_hit
+
+    gib = 1024**3
+    assert cache_bytes(4 * gib) == int(0.85 * 4 * gib) - 768 * 1024**2
+    assert cache_bytes(896 * 1024**2) == 128 * 1024**2      # the floor
+    assert read_cache_hit("cold", 4 * gib, 10, gib) == 0.0
+    assert read_cache_hit("warm", 4 * gib, 10, gib) == 1.0
+    assert read_cache_hit("warm", 4 * gib, 3, 100 * gib) == 3 * cache_bytes(4 * gib) / (100 * gib)
+    assert read_cache_hit("warm", 16 * gib, 3, 100 * gib) > read_cache_hit("warm", 4 * gib, 3, 100 * gib)
+
+
+def test_osd_memory_target_below_cephs_minimum_is_a_located_error(tmp_path) -> None:
+    from cephsim.errors import CephsimError
+    from cephsim.scenario.load import load_scenario
+
+    p = tmp_path / "s.yaml"
+    p.write_text((ROOT / "scenarios" / "quickstart.yaml").read_text())
+    with pytest.raises(CephsimError) as e:
+        load_scenario(p, ["ceph.osd_memory_target=512MiB"])
+    assert "osd_memory_target" in str(e.value)

@@ -188,6 +188,19 @@ def expected_read_size1() -> int:
     return t + client_recv(back)
 
 
+def expected_read_size1_cached() -> int:
+    """A read that finds its data in BlueStore's buffer cache: no device I/O, so neither
+    the io_submit/io_complete kernel work nor the shard thread's wake-up on completion."""
+    out = OSDOP_HDR
+    back = REPLY + BS
+    t = client_send(out) + net(out)
+    t += cpu(kc("osd.msgr_recv") + kc("kernel.tcp_rx", out))
+    t += cpu(kc("osd.do_read"))
+    t += cpu(kc("osd.reply_send") + kc("kernel.tcp_tx", BS))
+    t += net(back)
+    return t + client_recv(back)
+
+
 def _run(*overrides: str):
     sc = load_scenario(CONSTANT, list(overrides))
     res = run_scenario(sc, scenario_path=CONSTANT)
@@ -282,6 +295,31 @@ def test_read_latency_size1_equals_hand_sum_exactly():
     assert not a["is_write"].any()
     assert (lat == exp).all(), f"simulated {sorted(set(lat.tolist()))} ns, hand sum {exp} ns"
     assert (a["acc"].sum(axis=1) == lat).all()
+
+
+def test_warm_read_cache_read_equals_hand_sum_exactly():
+    """A 1 GiB image against the default 4 GiB osd_memory_target: all of it fits, every
+    read is a cache hit, and the latency is the hand sum without the device read."""
+    res, a = _run("workload.rw=randread", "workload.read_cache=warm", "workload.image_size=1GiB")
+    assert res.resolved.ceph.read_cache_hit == 1.0
+    lat = a["complete"] - a["submit"]
+    exp = expected_read_size1_cached()
+    assert (lat == exp).all(), f"simulated {sorted(set(lat.tolist()))} ns, hand sum {exp} ns"
+    assert exp < expected_read_size1() - DISK_READ
+    assert (a["acc"][:, 3] == 0).all()                      # no disk time at all
+
+
+def test_partly_warm_cache_mixes_the_two_exact_latencies():
+    """Data larger than the cache: each read is either the cached or the device hand sum,
+    and the share of cached reads matches the resolved hit probability."""
+    res, a = _run("workload.rw=randread", "workload.read_cache=warm", "workload.image_size=8GiB",
+                  "run.ios=2000")
+    h = res.resolved.ceph.read_cache_hit
+    assert 0.25 < h < 0.35                              # 2.65 GiB of cache for 8 GiB of data
+    lat = a["complete"] - a["submit"]
+    assert set(np.unique(lat).tolist()) == {expected_read_size1_cached(), expected_read_size1()}
+    share = float((lat == expected_read_size1_cached()).mean())
+    assert abs(share - h) < 4 * math.sqrt(h * (1 - h) / lat.size)
 
 
 def test_debug_logging_default_scales_osd_stages_only():

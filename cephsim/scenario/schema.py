@@ -283,6 +283,7 @@ class Ceph(_M):
     profile: str | None = Field(None, description="Calibrated software-cost profile file (YAML) that overrides the release defaults; relative to the scenario file.")
     software: dict[str, float] = Field(default_factory=dict, description="Per-stage software cost overrides in kilocycles at reference per-clock speed, e.g. {osd.do_op: 120}.")
     tails: bool = Field(True, description="Model background stalls (RocksDB flush/compaction, BlueFS log) that cause tail latency.")
+    osd_memory_target: Size = Field(4 * 1024**3, ge=896 * 1024**2, description="osd_memory_target per OSD (default 4 GiB, at least 896 MiB as in Ceph). BlueStore's cache autotuner may use up to (1 - osd_memory_expected_fragmentation 0.15) x target - osd_memory_base 768 MiB for its caches; with workload.read_cache=warm that bounds how much of the workload's data the OSDs' buffer caches hold.")
     wal_log_sync: bool | None = Field(None, description="Each RocksDB WAL fsync also writes and flushes BlueFS's own log, because the WAL file grew (one more write and flush per commit cycle). null = per release: no for nautilus and octopus (their RocksDB recycles WAL files), yes for pacific to squid (RocksDB >= 6.8 does not), no again for tentacle (bluefs_wal_envelope_mode, default on: the WAL records carry their own length). false on an earlier release models envelope mode.")
 
     @model_validator(mode="after")
@@ -310,6 +311,7 @@ class Workload(_M):
     clients: list[str] | None = Field(None, description="Client host names; jobs are spread over them. Default: the first host without OSDs.")
     image_size: Size = Field(10 * 1024**3, description="RBD image size per job (sets how many objects/PGs are touched).")
     object_size: Size = Field(4 * 1024**2, description="RADOS object size.")
+    read_cache: Literal["cold", "warm"] = Field("cold", description="State of the OSDs' BlueStore buffer caches (bluestore_default_buffered_read is on) for reads. 'cold' (default): every read goes to the device, as on a first pass over freshly written data (writes do not fill the cache: bluestore_default_buffered_write is off). 'warm': the data was read before (e.g. by an earlier test of the same suite), so each read hits the primary's cache with the probability cache bytes / data bytes, capped at 1 (see ceph.osd_memory_target).")
 
     @model_validator(mode="after")
     def _bs(self) -> Workload:
