@@ -299,8 +299,10 @@ class Protocol:
         t = yield from self.c.path(prim.host, rep.host).transfer(k, t, nbytes, acc)
         if k.must_yield(t):
             yield t
+        # the replica's msgr-worker reads and decodes the MOSDRepOp and fast-dispatches it
+        # to the PG's shard (ProtocolV2 -> OSD::ms_fast_dispatch), as for a client op
         rw = rep.worker(prim.id)
-        t = rw.run(t, self.kc("kernel.tcp_rx", nbytes), acc)
+        t = rw.run(t, self.kc("osd.msgr_recv") + self.kc("kernel.tcp_rx", nbytes), acc)
         if k.must_yield(t):
             yield t
         th, t_lock = self._shard(rep, op.pg, t, acc)
@@ -314,7 +316,7 @@ class Protocol:
         t = yield from self.c.path(rep.host, prim.host).transfer(k, t, REPLY_BYTES, acc)
         if k.must_yield(t):
             yield t
-        t = w.run(t, self.kc("kernel.tcp_rx", REPLY_BYTES), acc)
+        t = w.run(t, self.kc("osd.msgr_recv") + self.kc("kernel.tcp_rx", REPLY_BYTES), acc)
         if k.must_yield(t):
             yield t
         th, t_lock = self._shard(prim, op.pg, t, acc)
