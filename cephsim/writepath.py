@@ -58,7 +58,7 @@ from typing import Any, Generator
 
 from cephsim.components.cluster import OSD, ClientJob, Cluster
 from cephsim.components.cpu import Thread
-from cephsim.engine.draw import Jitter
+from cephsim.engine.draw import Coin, Jitter
 from cephsim.engine.kernel import Join, Kernel
 from cephsim.metrics.trace import TracedAcc, fork
 
@@ -132,20 +132,12 @@ class Protocol:
         hdd = any(h.disk and h.disk.media == "hdd" for h in r.hosts)
         self.batch_ops = 64 if hdd else 16  #: bluestore_deferred_batch_ops_{hdd,ssd}
         self.cost_per_io = COST_PER_IO["hdd" if hdd else "ssd"]
-        self.cache_hit = r.ceph.read_cache_hit  #: P(a read is served from the buffer cache)
-        self._cache_draws: dict[int, tuple[Any, list[float]]] = {}
-
-    def _cached(self, osd: OSD) -> bool:
-        """Whether this read finds its data in ``osd``'s BlueStore buffer cache (a draw from
-        the OSD's own stream, ``osd.N.cache``, only when the outcome is uncertain)."""
-        if self.cache_hit <= 0.0:
-            return False
-        if self.cache_hit >= 1.0:
-            return True
-        rng, buf = self._cache_draws.setdefault(osd.id, (self.c.streams.get(f"{osd.name}.cache"), []))
-        if not buf:
-            buf.extend(rng.random(1024).tolist())
-        return buf.pop() < self.cache_hit
+        # whether a read finds its data in the primary's BlueStore buffer cache: one coin
+        # per OSD on its own stream (osdN.cache), opened only if the outcome is uncertain
+        hit = r.ceph.read_cache_hit
+        self.cache_hit: dict[int, Coin] = {
+            o.id: Coin(hit, cluster.streams.get(f"{o.name}.cache") if 0.0 < hit < 1.0 else None)
+            for o in cluster.osds.values()}
 
     # ------------------------------------------------------------ helpers
     def kc(self, stage: str, nbytes: int = 0) -> float:
@@ -509,7 +501,7 @@ class Protocol:
     def primary_read(self, op: Op, osd: OSD, t: int) -> Generator[Any, Any, int]:
         acc, ev, k = op.acc, op.ev, self.k
         worker, th, t_lock = yield from self.receive_op(op, osd, t, OSDOP_HDR)
-        if self._cached(osd):
+        if self.cache_hit[osd.id].draw():
             # BlueStore::_do_read finds every extent in the onode's buffer cache: no device
             # I/O, the shard thread builds the reply from the cached buffers
             t = th.run(t_lock, self.kc("osd.do_read"), acc)

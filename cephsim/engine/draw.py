@@ -66,3 +66,30 @@ class Jitter:
             else:
                 buf.extend(np.exp(self.rng.normal(-s * s / 2, s, self.BATCH)).tolist())
         return buf.pop()
+
+
+class Coin:
+    """Batched Bernoulli draws: True with probability ``p``.  Draws nothing (and needs no
+    stream) when the outcome is certain, so ``p`` of 0 or 1 leaves every stream alone."""
+
+    __slots__ = ("_buf", "p", "rng")
+
+    BATCH = 1024
+
+    def __init__(self, p: float, rng: np.random.Generator | None) -> None:
+        self.p = p
+        self.rng = rng
+        self._buf: list[float] = []  #: uniforms are handed out from the end of each batch
+
+    def draw(self) -> bool:
+        """The next outcome (a method, for the reason given at :meth:`Sampler.draw`)."""
+        p = self.p
+        if p <= 0.0:
+            return False
+        if p >= 1.0:
+            return True
+        buf = self._buf
+        if not buf:  # batch used up
+            assert self.rng is not None
+            buf.extend(self.rng.random(self.BATCH).tolist())
+        return buf.pop() < p
