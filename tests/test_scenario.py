@@ -206,3 +206,28 @@ def test_osd_memory_target_below_cephs_minimum_is_a_located_error(tmp_path) -> N
     with pytest.raises(CephsimError) as e:
         load_scenario(p, ["ceph.osd_memory_target=512MiB"])
     assert "osd_memory_target" in str(e.value)
+
+
+@pytest.mark.parametrize(("value", "msg"), [
+    ("osd_memory_target: 100MiB", "ceph.osd_memory_target: Input should be greater than or equal to 939524096"),
+    ("osd_memory_target: 4GiX", "ceph.osd_memory_target"),
+])
+def test_bad_osd_memory_target_fails_the_cli_at_its_line(run_cli, tmp_path, value, msg):
+    """Below Ceph's 896 MiB minimum, or not a size: exit 2, file:line:column, no traceback."""
+    text = (ROOT / "scenarios" / "quickstart.yaml").read_text()
+    lines = text.splitlines()
+    n = next(i for i, ln in enumerate(lines) if ln.startswith("ceph:"))
+    lines[n] = lines[n].rstrip().rstrip("}") + f", {value}}}"
+    p = tmp_path / "s.yaml"
+    p.write_text("\n".join(lines) + "\n")
+    r = run_cli("validate", p, "--set", "run.ios=100")
+    assert r.exit_code == 2
+    assert f"s.yaml:{n + 1}:" in r.stderr and msg in r.stderr
+    assert "Traceback" not in r.stderr + r.stdout
+
+
+def test_unknown_read_cache_state_is_a_clear_error(run_cli):
+    r = run_cli("run", ROOT / "scenarios" / "quickstart.yaml", "--set", "workload.read_cache=hot")
+    assert r.exit_code == 2
+    assert "--set workload.read_cache=hot: workload.read_cache: Input should be 'cold' or 'warm'" in r.stderr
+    assert "Traceback" not in r.stderr + r.stdout
