@@ -62,11 +62,13 @@ class CPUConfig:
     """A host's CPU as the simulation sees it."""
 
     model: CPUModel
-    cores: int
+    cores: int  #: physical cores
     cstates: tuple[CState, ...]  #: allowed idle states, shallowest first
     governor: str
     max_hz: float
     min_hz: float
+    threads_per_core: int = 1  #: hardware threads per core (1: SMT off or absent)
+    smt_yield: float = 1.0  #: a core's work rate with two busy threads, relative to one
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,8 +194,10 @@ def resolve_cpu(cpu: CPUModel, sockets: int, cstate_id: str | None, tuning: CPUT
                     path=f"{path}.tuning.max_cstate")
             states = states[: names.index(limit) + 1]
     max_hz = cpu.boost_clock_hz if tuning.boost else cpu.base_clock_hz
+    tpc = cpu.threads_per_core if tuning.smt else 1
     return CPUConfig(model=cpu, cores=cpu.cores * sockets, cstates=tuple(states),
-                     governor=tuning.governor, max_hz=max_hz, min_hz=cpu.min_clock_hz)
+                     governor=tuning.governor, max_hz=max_hz, min_hz=cpu.min_clock_hz,
+                     threads_per_core=tpc, smt_yield=cpu.smt_yield if tpc > 1 else 1.0)
 
 
 def write_mode(release: str, media: str, bs: int, version: str | None = None) -> str:
@@ -348,7 +352,8 @@ def resolved_dict(r: Resolved) -> dict[str, Any]:
             return None
         return {"model": c.model.model_dump(mode="json", by_alias=True, exclude={"sources"}),
                 "cores": c.cores, "allowed_cstates": [s.model_dump(mode="json", by_alias=True) for s in c.cstates],
-                "governor": c.governor, "max_hz": c.max_hz, "min_hz": c.min_hz}
+                "governor": c.governor, "max_hz": c.max_hz, "min_hz": c.min_hz,
+                "threads_per_core": c.threads_per_core, "smt_yield": c.smt_yield}
 
     def model(m: Any) -> Any:
         return None if m is None else m.model_dump(mode="json", by_alias=True, exclude={"sources"})

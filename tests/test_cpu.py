@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from cephsim.components.cpu import CoreSet, Thread
 from cephsim.scenario.load import load_resolved
 from conftest import ROOT
@@ -37,3 +40,114 @@ def test_a_busy_thread_keeps_a_high_clock_on_a_core_that_was_idle() -> None:
     cold = _clock_ghz(fresh, t2 + 1_000 * US)  # a thread that has not run: core 1's own, low
     assert on_home > 0.9 * hi and moved > 0.9 * hi, (on_home, moved, hi)
     assert cold < lo + 0.5 * (hi - lo), (cold, lo, hi)
+
+
+# ----------------------------------------------------------------------- SMT
+def _smt(n_physical: int, *extra: str) -> CoreSet:
+    """EPYC 7313P cores (2 threads each, smt_yield 1.25) at a fixed clock, all C-states."""
+    _, r = load_resolved(ROOT / "scenarios" / "quickstart.yaml",
+                         ["hosts.osd.tuning.governor=performance", "hosts.osd.tuning.max_cstate=null",
+                          *extra])
+    return CoreSet("h.cpu", r.hosts[0].cpu, n_physical)
+
+
+def _solo_ns(cs: CoreSet, kcycles: float) -> int:
+    assert cs.fixed_clock is not None
+    return int(kcycles * 1e3 / cs.fixed_clock * 1e9 + 0.5)
+
+
+def test_smt_numbers_logical_cpus_as_linux_does() -> None:
+    cs = _smt(3)
+    assert len(cs.cores) == 6 and cs.n_physical == 3
+    assert [c.sibling.index for c in cs.cores if c.sibling] == [3, 4, 5, 0, 1, 2]
+    off = _smt(3, "hosts.osd.tuning.smt=false")
+    assert len(off.cores) == 3 and all(c.sibling is None for c in off.cores)
+
+
+def test_two_busy_siblings_share_the_core_hand_sum() -> None:
+    """Two equal runs side by side on one core: each at 1.25/2 speed, both end at 2W/1.25."""
+    cs = _smt(1)
+    w = _solo_ns(cs, 500.0)
+    a = Thread("a", cs, home=0, wakeup_kc=0.0)
+    b = Thread("b", cs, home=0, wakeup_kc=0.0)
+    a_end = a.run(0, 500.0, None, handoff=False)
+    assert a_end == w  # alone: its solo time
+    acc = [0, 0, 0, 0, 0]
+    b_end = b.run(0, 500.0, acc, handoff=False)  # CPU 0 is busy: the sibling, CPU 1
+    assert b.last_core.index == 1
+    assert b_end == w + int(w * (2 / 1.25 - 1) + 0.5)  # 1.6 W
+    assert acc[1] == b_end  # the slowdown is CPU time, not queueing
+    # a's run was already scheduled to end at W: its thread and CPU pay the same stretch
+    assert a.free_at == cs.cores[0].busy_until == b_end
+    assert a.busy_ns + b.busy_ns == 2 * b_end
+    # a's next item, handed over at its scheduled end, starts only when the core catches up
+    assert a.run(a_end, 500.0, None, handoff=False) == b_end + w
+
+
+def test_a_partial_overlap_is_stretched_only_while_both_run() -> None:
+    cs = _smt(1)
+    w = _solo_ns(cs, 500.0)
+    a, b = Thread("a", cs, home=0, wakeup_kc=0.0), Thread("b", cs, home=0, wakeup_kc=0.0)
+    a.run(0, 500.0, None, handoff=False)
+    half = w // 2
+    b_end = b.run(half, 500.0, None, handoff=False)  # overlaps a's last W/2 (solo time)
+    stretch = int((w - half) * (2 / 1.25 - 1) + 0.5)
+    assert b_end == half + w + stretch
+    assert a.free_at == w + stretch
+
+
+def test_smt_off_serialises_on_one_core_and_more_cores_run_apart() -> None:
+    one = _smt(1, "hosts.osd.tuning.smt=false")
+    w = _solo_ns(one, 500.0)
+    a, b = Thread("a", one, home=0, wakeup_kc=0.0), Thread("b", one, home=0, wakeup_kc=0.0)
+    a.run(0, 500.0, None, handoff=False)
+    assert b.run(0, 500.0, None, handoff=False) == 2 * w  # waits for the only core
+    two = _smt(2)
+    a, b = Thread("a", two, home=0, wakeup_kc=0.0), Thread("b", two, home=0, wakeup_kc=0.0)
+    a.run(0, 500.0, None, handoff=False)
+    # a wholly idle core (CPU 1) is preferred to CPU 0's sibling (CPU 2): no sharing
+    assert b.run(0, 500.0, None, handoff=False) == w and b.last_core.index == 1
+
+
+def test_a_core_sleeps_only_once_both_threads_are_idle() -> None:
+    cs = _smt(1)
+    deep = cs.penalties[-1]
+    assert deep > 0
+    a, b = Thread("a", cs, home=0, wakeup_kc=0.0), Thread("b", cs, home=1, wakeup_kc=0.0)
+    t = 10**9  # both idle for a second: the core is in its deepest state
+    end_a = a.run(t, 5000.0, None)  # woken: pays the deep exit
+    assert end_a - t == deep + _solo_ns(cs, 5000.0)
+    acc = [0, 0, 0, 0, 0]
+    b.run(t + 1000, 10.0, acc)  # woken while its sibling runs: the core is awake
+    assert acc[2] == 0
+    # much later, woken on a CPU idle since its own run ended long ago, but whose sibling
+    # ran until just now: the core has been asleep only since then (a shallow state)
+    t2 = t + 10**9
+    a.run(t2, 10.0, None, handoff=False)
+    acc = [0, 0, 0, 0, 0]
+    b.run(a.free_at + 10_000, 10.0, acc)  # 10 us: C1, not C2
+    assert 0 < acc[2] < deep
+
+
+@settings(max_examples=60, deadline=None, database=None)
+@given(st.lists(st.tuples(st.integers(0, 1), st.integers(0, 3000), st.floats(1.0, 2000.0)),
+                min_size=1, max_size=30))
+def test_a_shared_core_never_does_more_than_smt_yield_cores_of_work(runs) -> None:
+    """Any interleaving of two threads on one SMT core: no run is faster than alone, every
+    run is accounted as busy time, and the core never does more than 1.25 threads' work
+    per unit of time (makespan x smt_yield >= total solo work)."""
+    cs = _smt(1)
+    threads = [Thread("a", cs, home=0, wakeup_kc=0.0), Thread("b", cs, home=0, wakeup_kc=0.0)]
+    t, solo_total, ends = 0, 0, []
+    for who, gap, kc in runs:
+        t += gap
+        th = threads[who]
+        solo = _solo_ns(cs, kc)
+        ready = max(t, th.free_at)
+        end = th.run(t, kc, None, handoff=False)
+        assert end - ready >= solo  # queueing aside, never faster than alone
+        solo_total += solo
+        ends.append(end)
+    makespan = max(c.busy_until for c in cs.cores) - 0
+    assert sum(th.busy_ns for th in threads) >= solo_total
+    assert makespan * 1.25 >= solo_total - len(runs)  # ns rounding per run

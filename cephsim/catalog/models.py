@@ -109,7 +109,8 @@ class CPUModel(_Entry):
     vendor: Literal["amd", "intel", "arm", "other"]
     microarch: str = Field(description="e.g. zen1, zen2, zen3, zen4, broadwell, cascadelake")
     cores: int = Field(gt=0, description="Physical cores per socket.")
-    threads_per_core: int = Field(2, ge=1)
+    threads_per_core: int = Field(2, ge=1, le=2, description="Hardware threads per core (SMT / Hyper-Threading) when the firmware enables it: 1 or 2 (4- and 8-way SMT are not modelled).")
+    smt_yield: float = Field(1.25, ge=1.0, le=2.0, description="Work a core does with two busy hardware threads, relative to one thread alone: each of the two then runs at smt_yield/2 of its solo speed.")
     base_clock_hz: float = Field(alias="base_clock")
     boost_clock_hz: float = Field(alias="boost_clock", description="Maximum single-core boost clock.")
     min_clock_hz: float = Field(alias="min_clock", description="Lowest P-state the frequency governor can select.")

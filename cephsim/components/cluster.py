@@ -136,8 +136,9 @@ class Cluster:
         self.host_cores[h.name] = (osd, rest)
 
     def _thread(self, name: str, cores: CoreSet, iowait: bool = False) -> Thread:
-        # spread threads' home cores deterministically over the set
-        home = stable_hash("home", name) % len(cores.cores)
+        # spread threads' home cores deterministically over the set's physical cores
+        # (their first hardware threads: an idle machine runs one thread per core)
+        home = stable_hash("home", name) % cores.n_physical
         return Thread(name, cores, home, self.wakeup_kc, iowait)
 
     def sampler(self, name: str, spec: object) -> Sampler:

@@ -36,10 +36,25 @@ What is modelled
   between events.
 - Work is given in kilocycles at the reference per-clock speed; its duration is
   ``kcycles·1000 / (f · per_clock_speed)``.
+- **SMT.**  With SMT on, every physical core is two logical CPUs (Linux numbers
+  them ``i`` and ``i + n``), each a :class:`Core` here with its ``sibling``.
+  While both siblings run work, each runs at ``smt_yield / 2`` of its solo
+  speed (1.25 / 2 = 0.625 by default: the pair does 1.25x one thread's work).
+  A run that starts while its sibling is busy is stretched for the time they
+  overlap, and so is the sibling's run by the same amount; that run's end is
+  already scheduled, so its thread and CPU pay the stretch before their next
+  run (the one op's latency misses it, the thread's throughput does not).
+  A core's idle state is the shallower of its two threads': a thread woken
+  while its sibling runs finds the core awake (no C-state exit), and one woken
+  after both were idle pays for the time since the later of them stopped.
+  The scheduler's idle scan prefers a wholly idle core (Linux's
+  ``select_idle_core``) before an idle thread whose sibling is busy; the fast
+  path keeps a thread on its previous CPU whenever that CPU is idle, as Linux's
+  ``select_idle_sibling`` does.  ``top`` counts logical CPUs, and so do the
+  utilisations here.
 
-Simplifications: SMT siblings are not modelled (threads per core = 1 for
-scheduling); a run is not pre-empted; the governor sees whole runs in the
-window in which they start.
+Simplifications: a run is not pre-empted; the governor sees whole runs in the
+window in which they start and runs per logical CPU.
 """
 
 from __future__ import annotations
@@ -54,10 +69,15 @@ PELT_HALF_LIFE_NS = 32_000_000
 
 
 class Core:
-    __slots__ = ("busy_until", "freq_hz", "index", "util", "util_t", "win", "win_busy")
+    """One logical CPU (a hardware thread; the whole core when SMT is off)."""
+
+    __slots__ = ("busy_until", "freq_hz", "index", "owner", "sibling", "util", "util_t", "win",
+                 "win_busy")
 
     def __init__(self, index: int, freq_hz: float) -> None:
         self.index = index
+        self.sibling: Core | None = None  #: the other hardware thread of this core (SMT)
+        self.owner: Thread | None = None  #: the thread of the latest run here
         self.busy_until = -(10**12)  #: idle "forever" at start: deepest state
         self.freq_hz = freq_hz
         self.win = -1
@@ -71,9 +91,10 @@ class CoreSet:
 
     __slots__ = ("cfg", "cores", "governor", "name", "per_clock", "residencies", "penalties",
                  "max_hz", "min_hz", "threads", "hits", "fixed_clock", "deepest_res",
-                 "deepest_pen", "deepest_hits")
+                 "deepest_pen", "deepest_hits", "n_physical", "smt", "smt_stretch")
 
     def __init__(self, name: str, cfg: CPUConfig, n_cores: int) -> None:
+        """``n_cores`` physical cores, each with ``cfg.threads_per_core`` logical CPUs."""
         self.name = name
         self.cfg = cfg
         self.governor = cfg.governor
@@ -81,7 +102,16 @@ class CoreSet:
         self.min_hz = min(cfg.min_hz, cfg.max_hz)
         self.per_clock = cfg.model.per_clock_speed
         start_hz = self.max_hz if self.governor == "performance" else self.min_hz
-        self.cores = [Core(i, start_hz) for i in range(n_cores)]
+        self.n_physical = n_cores
+        self.smt = cfg.threads_per_core > 1
+        #: extra time per ns of solo work run side by side with the sibling (each thread
+        #: then runs at smt_yield / 2 of its solo speed: 1 / 0.625 - 1 = 0.6)
+        self.smt_stretch = 2.0 / cfg.smt_yield - 1.0
+        self.cores = [Core(i, start_hz) for i in range(n_cores * (2 if self.smt else 1))]
+        if self.smt:
+            for i in range(n_cores):
+                a, b = self.cores[i], self.cores[i + n_cores]
+                a.sibling, b.sibling = b, a
         self.threads: list[Thread] = []  #: threads running on these cores (they register)
         # shallowest-first lists for the idle-state choice
         self.residencies = [s.target_residency_ns for s in cfg.cstates]
@@ -181,6 +211,13 @@ class CoreSet:
         if c.busy_until <= ready:
             return c
         n = len(cores)
+        if self.smt:  # a wholly idle core first (select_idle_core), scanning upward
+            for k in range(1, n):
+                c = cores[(prev + k) % n]
+                if c.busy_until <= ready:
+                    sib = c.sibling
+                    if sib is not None and sib.busy_until <= ready:
+                        return c
         for k in range(1, n):
             c = cores[(prev + k) % n]
             if c.busy_until <= ready:
@@ -232,16 +269,20 @@ class Thread:
             core = cs.pick(core.index, ready)
             busy = core.busy_until
         start = busy if busy > ready else ready
+        sib = core.sibling
         penalty = 0
         if woken:
             kcycles += self.wakeup_kc
-            if busy < ready:  # the core was idle: it wakes from a C-state
-                idle = ready - busy
-                if idle >= cs.deepest_res:
-                    cs.deepest_hits += 1
-                    penalty = cs.deepest_pen
-                else:
-                    penalty = cs.wake_penalty(idle)
+            if busy < ready:  # the CPU was idle: the core wakes from a C-state
+                if sib is not None and sib.busy_until > busy:
+                    busy = sib.busy_until  # the core slept only once both threads were idle
+                if busy < ready:  # else its other thread is running: the core is awake
+                    idle = ready - busy
+                    if idle >= cs.deepest_res:
+                        cs.deepest_hits += 1
+                        penalty = cs.deepest_pen
+                    else:
+                        penalty = cs.wake_penalty(idle)
         fixed = cs.fixed_clock
         governed = fixed is None  # the governor picks the clock and sees the busy time
         if fixed is None:
@@ -249,9 +290,23 @@ class Thread:
         else:
             clock = fixed
         work = int(kcycles * 1e3 / clock * 1e9 + 0.5)
+        if sib is not None:
+            rest = sib.busy_until - (start + penalty)
+            if rest > 0:  # both hardware threads run: each at smt_yield / 2 while they overlap
+                both = work if work < rest else rest  # solo-speed work each does side by side
+                stretch = int(both * cs.smt_stretch + 0.5)
+                work += stretch
+                # The sibling's run is already scheduled; it is stretched as much, and its
+                # thread and CPU pay that before their next run.
+                sib.busy_until += stretch
+                other = sib.owner
+                if other is not None and other.last_core is sib:
+                    other.free_at += stretch
+                    other.busy_ns += stretch
         dur = penalty + work
         end = start + dur
         core.busy_until = end
+        core.owner = self
         if governed:
             cs._account(core, self, start, dur)
         self.last_core = core

@@ -78,6 +78,9 @@ class CPUTuning(_M):
         "schedutil", description="cpufreq governor deciding the clock CPU work runs at."
     )
     boost: bool = Field(True, description="Turbo/boost enabled (max clock = boost clock, else base clock).")
+    smt: bool = Field(True, description="SMT / Hyper-Threading enabled in the firmware: each core runs the CPU's "
+                      "threads_per_core hardware threads (two busy siblings share the core: each runs at "
+                      "smt_yield/2 of its solo speed). false = one thread per core.")
 
 
 class OSDGroup(_M):
@@ -99,8 +102,8 @@ class HostGroup(_M):
     nic: str | NICModel = Field(description="Catalog NIC id (see `cephsim catalog nics`) or an inline NIC model.")
     bond: int = Field(1, ge=1, description="Links bonded (LACP); one flow uses one link, so latency is per link.")
     osds: OSDGroup | None = Field(None, description="OSDs on each host of the group; omit for client-only hosts.")
-    osd_cores: int | None = Field(None, ge=1, description="Cores the OSD daemons may use (a cpuset); null = all cores, shared with everything else.")
-    client_cores: int | None = Field(None, ge=1, description="Cores the client side may use (fio and librbd/librados or the kernel client; a cpuset such as systemd's user.slice); null = every core not given to the OSDs.  On a host with OSDs it needs osd_cores (the two sets do not overlap).")
+    osd_cores: int | None = Field(None, ge=1, description="Physical cores the OSD daemons may use (a cpuset holding both hardware threads of each core when SMT is on); null = all cores, shared with everything else.")
+    client_cores: int | None = Field(None, ge=1, description="Physical cores (with their SMT siblings) the client side may use (fio and librbd/librados or the kernel client; a cpuset such as systemd's user.slice); null = every core not given to the OSDs.  On a host with OSDs it needs osd_cores (the two sets do not overlap).")
     netem: Netem | None = Field(None, description="netem on this host's egress (every packet it sends).")
     site: str | None = Field(None, description="Site (data centre) of these hosts, one of `sites.names`; traffic to hosts at another site gets the inter-site link's delay. Required when `sites` is given.")
 
