@@ -10,7 +10,7 @@ from cephsim.errors import CephsimError
 from cephsim.resolve import resolve
 from cephsim.scenario.load import apply_override, load_scenario, parse_override
 from cephsim.scenario.schema import Scenario
-from conftest import BASE, ROOT
+from conftest import BASE, ROOT, TEST_SCENARIOS
 
 
 
@@ -230,4 +230,28 @@ def test_unknown_read_cache_state_is_a_clear_error(run_cli):
     r = run_cli("run", ROOT / "scenarios" / "quickstart.yaml", "--set", "workload.read_cache=hot")
     assert r.exit_code == 2
     assert "--set workload.read_cache=hot: workload.read_cache: Input should be 'cold' or 'warm'" in r.stderr
+    assert "Traceback" not in r.stderr + r.stdout
+
+
+@pytest.mark.parametrize(("old", "new", "msg"), [
+    ("      per_clock_speed: 1.0\n", "      per_clock_speed: 1.0\n      threads_per_core: 4\n",
+     "threads_per_core: Input should be less than or equal to 2"),
+    ("      per_clock_speed: 1.0\n", "      per_clock_speed: 1.0\n      smt_yield: 2.5\n",
+     "smt_yield: Input should be less than or equal to 2"),
+    ("    tuning: &tuning {max_cstate: POLL, governor: performance}\n",
+     "    tuning: &tuning {max_cstate: POLL, governor: performance, smt: maybe}\n",
+     "tuning.smt: Input should be a valid boolean"),
+])
+def test_bad_smt_settings_fail_the_cli_at_their_line(run_cli, tmp_path, old, new, msg):
+    """4-way SMT (not modelled), an SMT yield above 2 (two threads cannot do more than
+    two cores' work) and a non-boolean tuning.smt: exit 2, file:line, no traceback."""
+    text = (TEST_SCENARIOS / "constant.yaml").read_text()
+    assert old in text
+    text = text.replace(old, new, 1)
+    line = text[: text.index(new)].count("\n") + 1 + new.count("\n") - 1
+    p = tmp_path / "s.yaml"
+    p.write_text(text)
+    r = run_cli("validate", p)
+    assert r.exit_code == 2, r.output
+    assert f"s.yaml:{line}:" in r.stderr and msg in r.stderr, r.stderr
     assert "Traceback" not in r.stderr + r.stdout

@@ -107,7 +107,7 @@ class CoreSet:
         #: extra time per ns of solo work run side by side with the sibling (each thread
         #: then runs at smt_yield / 2 of its solo speed: 1 / 0.625 - 1 = 0.6)
         self.smt_stretch = 2.0 / cfg.smt_yield - 1.0
-        self.cores = [Core(i, start_hz) for i in range(n_cores * (2 if self.smt else 1))]
+        self.cores = [Core(i, start_hz) for i in range(n_cores * cfg.threads_per_core)]
         if self.smt:
             for i in range(n_cores):
                 a, b = self.cores[i], self.cores[i + n_cores]
