@@ -69,6 +69,8 @@ class CPUConfig:
     min_hz: float
     threads_per_core: int = 1  #: hardware threads per core (1: SMT off or absent)
     smt_yield: float = 1.0  #: a core's work rate with two busy threads, relative to one
+    #: the clock ceiling with every core of a socket busy (0 or max_hz: no all-core drop)
+    all_core_hz: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,10 +196,13 @@ def resolve_cpu(cpu: CPUModel, sockets: int, cstate_id: str | None, tuning: CPUT
                     path=f"{path}.tuning.max_cstate")
             states = states[: names.index(limit) + 1]
     max_hz = cpu.boost_clock_hz if tuning.boost else cpu.base_clock_hz
+    # with boost off the clock is capped at base, which every core can hold at once
+    all_core = (cpu.all_core_clock_hz or max_hz) if tuning.boost else max_hz
     tpc = cpu.threads_per_core if tuning.smt else 1
     return CPUConfig(model=cpu, cores=cpu.cores * sockets, cstates=tuple(states),
                      governor=tuning.governor, max_hz=max_hz, min_hz=cpu.min_clock_hz,
-                     threads_per_core=tpc, smt_yield=cpu.smt_yield if tpc > 1 else 1.0)
+                     threads_per_core=tpc, smt_yield=cpu.smt_yield if tpc > 1 else 1.0,
+                     all_core_hz=min(all_core, max_hz))
 
 
 def write_mode(release: str, media: str, bs: int, version: str | None = None) -> str:
@@ -353,7 +358,8 @@ def resolved_dict(r: Resolved) -> dict[str, Any]:
         return {"model": c.model.model_dump(mode="json", by_alias=True, exclude={"sources"}),
                 "cores": c.cores, "allowed_cstates": [s.model_dump(mode="json", by_alias=True) for s in c.cstates],
                 "governor": c.governor, "max_hz": c.max_hz, "min_hz": c.min_hz,
-                "threads_per_core": c.threads_per_core, "smt_yield": c.smt_yield}
+                "threads_per_core": c.threads_per_core, "smt_yield": c.smt_yield,
+                "all_core_hz": c.all_core_hz}
 
     def model(m: Any) -> Any:
         return None if m is None else m.model_dump(mode="json", by_alias=True, exclude={"sources"})

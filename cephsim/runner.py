@@ -46,6 +46,9 @@ class RunResult:
     utilization: dict[str, float] = field(default_factory=dict)
     #: cores busy per daemon: {"osds": {"osd.0": ...}, "clients": {host: ...}[, "routers"]}
     cpu_cores: dict[str, dict[str, float]] = field(default_factory=dict)
+    #: per host whose chip boosts less with more busy cores: its one-core and all-core
+    #: ceilings and the ceiling its busy core time ran under on average (GHz)
+    cpu_clock: dict[str, dict[str, float]] = field(default_factory=dict)
     #: the busiest resources, busiest first, and whether the top one saturated
     saturation: dict[str, Any] = field(default_factory=dict)
     #: I/O accounting at the stop: issued == completed + in_flight (nothing lost)
@@ -161,6 +164,7 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
     return RunResult(resolved=r, seed=seed, records=rec, runtime_ns=runtime, sim_end_ns=kernel.now,
                      wall_s=wall, kernel_steps=kernel.steps, simpy_events=kernel.simpy_events,
                      utilization=util, cpu_cores=_daemon_cpu(cluster, t_last),
+                     cpu_clock=_clock_ceilings(cluster),
                      saturation=_saturation(cluster, t_last), io_counts=counts,
                      cluster=cluster,
                      engine={"python": platform.python_version(), "simpy": simpy.__version__,
@@ -237,6 +241,19 @@ def _daemon_cpu(cluster: Cluster, t_end: int) -> dict[str, dict[str, float]]:
     out = {"osds": osds, "clients": clients}
     if routers:
         out["routers"] = routers
+    return out
+
+
+def _clock_ceilings(cluster: Cluster) -> dict[str, dict[str, float]]:
+    """The boost ceiling each host's busy cores ran under (hosts whose chip has an all-core
+    drop and did any work)."""
+    out: dict[str, dict[str, float]] = {}
+    for host, (cores, _) in cluster.host_cores.items():
+        pkg = cores.package
+        if pkg.drop and pkg.busy_ns:
+            out[host] = {"boost_ghz": round(pkg.max_hz / 1e9, 3),
+                         "all_core_ghz": round(pkg.all_core_hz / 1e9, 3),
+                         "mean_ceiling_ghz": round(pkg.mean_ceiling_hz / 1e9, 3)}
     return out
 
 

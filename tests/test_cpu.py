@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cephsim.components.cpu import CoreSet, Thread
+from cephsim.components.cpu import PACKAGE_WINDOW_NS, CoreSet, Package, Thread
 from cephsim.scenario.load import load_resolved
 from conftest import ROOT
 
@@ -151,3 +153,116 @@ def test_a_shared_core_never_does_more_than_smt_yield_cores_of_work(runs) -> Non
     makespan = max(c.busy_until for c in cs.cores) - 0
     assert sum(th.busy_ns for th in threads) >= solo_total
     assert makespan * 1.25 >= solo_total - len(runs)  # ns rounding per run
+
+
+# ------------------------------------------------------------------ all-core boost
+MS = PACKAGE_WINDOW_NS
+
+
+def _boosting(n_physical: int, all_core_ghz: float, *extra: str,
+              package: Package | None = None) -> CoreSet:
+    """EPYC 7313P cores (16 per socket, 3.7 GHz boost) at a fixed clock, with an all-core
+    ceiling of ``all_core_ghz``."""
+    cs = _smt(n_physical, *extra)
+    cfg = replace(cs.cfg, all_core_hz=all_core_ghz * 1e9)
+    return CoreSet("h.cpu", cfg, n_physical, package or Package(cfg))
+
+
+def _kc_for(cs: CoreSet, ns: int, ghz: float) -> float:
+    """Kilocycles that take ``ns`` at ``ghz``."""
+    return ns * ghz * cs.per_clock / 1e3
+
+
+def _fill(threads: list[Thread], t0: int, ns: int) -> None:
+    """Each thread runs ``ns`` of work (at the ceiling in force) from ``t0``."""
+    for th in threads:
+        th.run(t0, _kc_for(th.cores, ns, th.cores.package.cap_hz / 1e9), None, handoff=False)
+
+
+def test_the_boost_ceiling_falls_linearly_from_one_busy_core_to_all() -> None:
+    """7313P: 16 cores, 3.7 GHz boost; all-core 3.2 GHz.  8.5 busy cores on average:
+    (8.5 - 1) / 15 = half-way down, 3.45 GHz."""
+    pkg = _boosting(16, 3.2, "hosts.osd.tuning.smt=false").package
+    assert pkg.per_socket == 16 and pkg.cap_hz == 3.7e9
+    for busy_cores, ghz in ((1.0, 3.7), (8.5, 3.45), (16.0, 3.2), (0.4, 3.7)):
+        t0 = pkg.win * MS
+        for _ in range(int(busy_cores)):
+            pkg.add(t0, t0 + MS)
+        pkg.add(t0, t0 + int((busy_cores % 1) * MS))
+        pkg.roll(pkg.win + 1)
+        assert abs(pkg.cap_hz - ghz * 1e9) < 1.0, (busy_cores, pkg.cap_hz)
+    t0 = pkg.win * MS
+    pkg.add(t0 + MS // 2, t0 + 3 * MS // 2)  # half of it in the next window
+    pkg.roll(pkg.win + 1)
+    assert pkg.busy == MS // 2 and pkg.cap_hz == 3.7e9
+    for _ in range(16):
+        pkg.add(t0 + MS, t0 + 2 * MS)
+    pkg.roll(pkg.win + 3)  # windows without work in between: the chip is idle again
+    assert pkg.cap_hz == 3.7e9
+
+
+def test_a_fully_busy_socket_runs_the_next_millisecond_at_the_all_core_clock() -> None:
+    cs = _boosting(16, 3.2, "hosts.osd.tuning.smt=false")
+    threads = [Thread(f"t{i}", cs, home=i, wakeup_kc=0.0) for i in range(16)]
+    _fill(threads, 0, MS)  # every core busy for the whole first window, at 3.7 GHz
+    assert {th.free_at for th in threads} == {MS}
+    kc = 1000.0
+    end = threads[0].run(MS, kc, None, handoff=False)  # second window: 16 cores were busy
+    assert end - MS == int(kc * 1e3 / (3.2e9 * cs.per_clock) * 1e9 + 0.5)
+
+
+def test_one_busy_core_keeps_the_single_core_boost() -> None:
+    """Queue depth 1 in miniature: one thread busy back to back for 10 ms never sees a
+    lower clock than boost, so qd=1 latency is what it was without the ceiling."""
+    cs = _boosting(16, 3.2, "hosts.osd.tuning.smt=false")
+    th = Thread("t", cs, home=0, wakeup_kc=0.0)
+    solo = _solo_ns(cs, 300.0)
+    t = 0
+    while t < 10 * MS:
+        end = th.run(t, 300.0, None, handoff=False)
+        assert end - t == solo
+        t = end
+    assert cs.package.mean_ceiling_hz == 3.7e9
+
+
+def test_cpusets_of_one_host_share_its_boost_ceiling() -> None:
+    """Busy OSD cores (their own cpuset) slow the client side's cores of the same chip."""
+    osd = _boosting(12, 3.2, "hosts.osd.tuning.smt=false")
+    rest = _boosting(4, 3.2, "hosts.osd.tuning.smt=false", package=osd.package)
+    _fill([Thread(f"o{i}", osd, home=i, wakeup_kc=0.0) for i in range(12)], 0, MS)
+    client = Thread("c", rest, home=0, wakeup_kc=0.0)
+    kc = 1000.0
+    end = client.run(MS, kc, None, handoff=False)
+    ghz = 3.7 - 0.5 * (12 - 1) / 15  # 12 of 16 cores were busy
+    assert end - MS == int(kc * 1e3 / (ghz * 1e9 * rest.per_clock) * 1e9 + 0.5)
+
+
+def test_two_busy_siblings_count_as_one_busy_core() -> None:
+    cs = _boosting(8, 3.2)
+    threads = [Thread(f"t{i}", cs, home=i % 8, wakeup_kc=0.0) for i in range(16)]
+    for th in threads:  # 0.5 ms of solo work each: 8 threads alone, then 8 beside them
+        th.run(0, _kc_for(cs, MS // 2, 3.7), None, handoff=False)
+    assert all(c.busy_until > 0 for c in cs.cores)
+    # a pair takes 2 x 0.5 ms / 1.25 = 0.8 ms of its core: 8 x 0.8 ms, not 16 x 0.8 ms
+    busy = cs.package.busy
+    assert abs(busy - 8 * MS * 2 * 0.5 / 1.25) <= 16, busy
+
+
+@settings(max_examples=60, deadline=None, database=None)
+@given(st.lists(st.tuples(st.integers(0, 15), st.integers(0, 400_000), st.floats(1.0, 3000.0)),
+                min_size=1, max_size=60))
+def test_a_run_is_never_slower_than_at_the_all_core_clock(runs) -> None:
+    """Whatever the load, each run takes between its time at boost and at all-core, and the
+    ceiling never leaves [all-core, boost]."""
+    cs = _boosting(16, 3.2, "hosts.osd.tuning.smt=false")
+    threads = [Thread(f"t{i}", cs, home=i, wakeup_kc=0.0) for i in range(16)]
+    t = 0
+    for who, gap, kc in runs:
+        t += gap
+        th = threads[who]
+        ready = max(t, th.free_at)
+        took = th.run(t, kc, None, handoff=False) - ready
+        fast = kc * 1e3 / (3.7e9 * cs.per_clock) * 1e9
+        slow = kc * 1e3 / (3.2e9 * cs.per_clock) * 1e9
+        assert fast - 1 <= took <= slow + 1
+        assert 3.2e9 - 1 <= cs.package.cap_hz <= 3.7e9 + 1

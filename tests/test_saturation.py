@@ -253,3 +253,30 @@ def test_a_host_named_like_a_spine_router_is_refused(run_cli) -> None:
     assert r.exit_code == 2, r.output
     assert "hosts.1.name: host spine0 has the name of a spine router" in r.stderr, r.stderr
     assert "Traceback" not in r.output
+
+
+def test_busy_hosts_report_a_lower_boost_ceiling() -> None:
+    """EPYC 7543P (3.7 GHz boost, 3.57 all-core): with no OSD cpuset at qd 64 a host's busy
+    cores pull its clock ceiling below boost, never below all-core; with boost off there
+    is no all-core drop to report."""
+    res = _pvc()
+    clk = res.cpu_clock
+    assert sorted(clk) == ["pvc0", "pvc1", "pvc2"], clk
+    for c in clk.values():
+        assert c["boost_ghz"] == 3.7 and c["all_core_ghz"] == 3.57
+        assert c["all_core_ghz"] <= c["mean_ceiling_ghz"] < c["boost_ghz"], c
+    assert json.loads(render_run(res, "json"))["cephsim"]["cpu_clock"] == clk
+    assert _pvc("hosts.pvc.tuning.boost=false").cpu_clock == {}
+
+
+def test_the_clock_line_names_the_ceiling_only_when_it_fell() -> None:
+    from types import SimpleNamespace
+
+    from cephsim.report.summary import clock_text
+    c = {"boost_ghz": 3.4, "all_core_ghz": 3.24}
+    many = SimpleNamespace(cpu_clock={f"h{i}": {**c, "mean_ceiling_ghz": 3.29} for i in range(3)})
+    assert clock_text(many) == ("  clock ceiling while busy (fewer GHz with more busy cores): 3.29 GHz"
+                                " over 3 hosts (boost 3.40 at one busy core, 3.24 at all)\n")
+    one = SimpleNamespace(cpu_clock={"h0": {**c, "mean_ceiling_ghz": 3.3}, "h1": {**c, "mean_ceiling_ghz": 3.4}})
+    assert "3.30 GHz on h0 (" in clock_text(one)
+    assert clock_text(SimpleNamespace(cpu_clock={"h0": {**c, "mean_ceiling_ghz": 3.395}})) == ""

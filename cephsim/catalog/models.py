@@ -113,6 +113,11 @@ class CPUModel(_Entry):
     smt_yield: float = Field(1.25, ge=1.0, le=2.0, description="Work a core does with two busy hardware threads, relative to one thread alone: each of the two then runs at smt_yield/2 of its solo speed.")
     base_clock_hz: float = Field(alias="base_clock")
     boost_clock_hz: float = Field(alias="boost_clock", description="Maximum single-core boost clock.")
+    all_core_clock_hz: float | None = Field(
+        None, alias="all_core_clock",
+        description="Boost clock with every core of the socket busy (all-core turbo); between one "
+                    "and all busy cores the ceiling falls linearly from boost_clock to it.  Omit for "
+                    "a SKU without turbo (the ceiling stays at boost_clock).")
     min_clock_hz: float = Field(alias="min_clock", description="Lowest P-state the frequency governor can select.")
     per_clock_speed: float = Field(gt=0, description="Work done per cycle relative to the reference core (Zen 2 = 1.0) for Ceph-like code.")
     cstates: str = Field(description="Name of the C-state table (cstates.yaml) this platform uses by default.")
@@ -120,7 +125,16 @@ class CPUModel(_Entry):
 
     _f = field_validator("base_clock_hz", "boost_clock_hz", "min_clock_hz", mode="before")(
         lambda cls, v: parse_frequency_hz(v))
+    _a = field_validator("all_core_clock_hz", mode="before")(
+        lambda cls, v: None if v is None else parse_frequency_hz(v))
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    @model_validator(mode="after")
+    def _clock_order(self) -> CPUModel:
+        ac = self.all_core_clock_hz
+        if ac is not None and not self.base_clock_hz <= ac <= self.boost_clock_hz:
+            raise ValueError("all_core_clock must lie between base_clock and boost_clock")
+        return self
 
 
 class DiskModel(_Entry):

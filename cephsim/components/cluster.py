@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Hashable
 
-from cephsim.components.cpu import CoreSet, Thread
+from cephsim.components.cpu import CoreSet, Package, Thread
 from cephsim.components.disk import Disk
 from cephsim.components.network import Hop, Impairment, Path, Port, TcpWindow
 from cephsim.components.placement import acting_sets
@@ -126,11 +126,12 @@ class Cluster:
     def _build_cores(self, h: HostConfig) -> None:
         total = h.cpu.cores
         clients = h.client_cores
+        package = Package(h.cpu)  # one boost ceiling for the whole host, cpusets included
         if h.osd_cores is not None and h.osd_ids:
-            osd = CoreSet(f"{h.name}.osd_cpu", h.cpu, h.osd_cores)
-            rest = CoreSet(f"{h.name}.cpu", h.cpu, clients or max(1, total - h.osd_cores))
+            osd = CoreSet(f"{h.name}.osd_cpu", h.cpu, h.osd_cores, package)
+            rest = CoreSet(f"{h.name}.cpu", h.cpu, clients or max(1, total - h.osd_cores), package)
         else:  # the OSDs (if any) share every core with the client side
-            osd = rest = CoreSet(f"{h.name}.cpu", h.cpu, clients or total)
+            osd = rest = CoreSet(f"{h.name}.cpu", h.cpu, clients or total, package)
         self.coresets[osd.name] = osd
         self.coresets[rest.name] = rest
         self.host_cores[h.name] = (osd, rest)

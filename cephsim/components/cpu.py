@@ -53,8 +53,24 @@ What is modelled
   ``select_idle_sibling`` does.  ``top`` counts logical CPUs, and so do the
   utilisations here.
 
+- **All-core boost.**  The clock a busy core can reach falls as more cores of
+  its socket are busy: a chip boosts one core to ``boost_clock`` but holds only
+  ``all_core_clock`` with every core loaded (Intel's turbo ratio limits by
+  active-core count; AMD's Precision Boost running into its power and current
+  limits).  A host's :class:`Package` (shared by the host's core sets: its OSD
+  cpuset and the rest) re-evaluates the ceiling every 1 ms from the average
+  number of busy physical cores per socket in the previous millisecond, falling
+  linearly from ``boost_clock`` at one busy core to ``all_core_clock`` at all of
+  them; whatever the governor asks for is capped there.  At queue depth 1 at
+  most one core is busy on average, so latency is untouched; at saturation
+  every op runs on a slower clock.
+
 Simplifications: a run is not pre-empted; the governor sees whole runs in the
-window in which they start and runs per logical CPU.
+window in which they start and runs per logical CPU; the package counts busy time
+in the window it falls in, except that a run the model schedules out of order (a
+thread's work computed ahead of another's) counts in the current window and
+anything past the next window's start in the next one: no busy time is lost, some
+is shifted by a window.
 """
 
 from __future__ import annotations
@@ -66,6 +82,67 @@ from cephsim.resolve import CPUConfig
 ONDEMAND_PERIOD_NS = 10_000_000
 ONDEMAND_UP_THRESHOLD = 0.80
 PELT_HALF_LIFE_NS = 32_000_000
+#: how often the package's power management re-evaluates the boost ceiling (AMD's
+#: Precision Boost and Intel's PCU both work on about a millisecond)
+PACKAGE_WINDOW_NS = 1_000_000
+
+
+class Package:
+    """A host's processor package(s): the boost ceiling set by how many cores are busy."""
+
+    __slots__ = ("all_core_hz", "busy", "busy_ns", "cap_clock", "cap_hz", "carry", "drop", "edge",
+                 "hz_ns", "max_hz", "per_clock", "per_socket", "sockets", "win")
+
+    def __init__(self, cfg: CPUConfig) -> None:
+        self.max_hz = cfg.max_hz
+        self.all_core_hz = min(cfg.all_core_hz or cfg.max_hz, cfg.max_hz)
+        #: whether the ceiling can fall at all (False: Thread.run skips the package)
+        self.drop = self.all_core_hz < self.max_hz
+        self.per_socket = cfg.model.cores
+        self.sockets = max(1, cfg.cores // cfg.model.cores)
+        self.per_clock = cfg.model.per_clock_speed
+        self.win = 0
+        self.edge = PACKAGE_WINDOW_NS  #: end of the current window
+        self.busy = 0  #: busy physical-core time (ns) in the current window
+        self.carry = 0  #: busy time already scheduled past its end (the next window's)
+        self.cap_hz = self.max_hz
+        self.cap_clock = self.max_hz * self.per_clock  #: ceiling x per-clock speed
+        self.busy_ns = 0  #: all busy physical-core time, and the ceiling it ran under:
+        self.hz_ns = 0.0  #: sum of cap_hz x busy ns (mean ceiling = hz_ns / busy_ns)
+
+    def roll(self, w: int) -> None:
+        """Window ``w`` begins: set its ceiling from the busy cores of the window before."""
+        if w == self.win + 1:
+            active = self.busy / (PACKAGE_WINDOW_NS * self.sockets)
+            self.busy = self.carry
+        else:  # a window without work in between: the chip has been idle
+            active = 0.0
+            self.busy = 0
+        self.carry = 0
+        n = self.per_socket
+        x = (active - 1.0) / (n - 1) if n > 1 else float(active > 1.0)
+        x = 0.0 if x < 0.0 else 1.0 if x > 1.0 else x
+        self.cap_hz = self.max_hz - (self.max_hz - self.all_core_hz) * x
+        self.cap_clock = self.cap_hz * self.per_clock
+        self.win = w
+        self.edge = (w + 1) * PACKAGE_WINDOW_NS
+
+    def add(self, start: int, end: int) -> None:
+        """A physical core is busy from ``start`` to ``end`` (``start`` in the current window
+        or, for a run scheduled out of order, before it)."""
+        edge = self.edge
+        if end > edge:  # the part past the window counts in the next one
+            self.carry += end - (start if start > edge else edge)
+            self.busy += edge - start if edge > start else 0
+        else:
+            self.busy += end - start
+        self.busy_ns += end - start
+        self.hz_ns += (end - start) * self.cap_hz
+
+    @property
+    def mean_ceiling_hz(self) -> float:
+        """The boost ceiling averaged over busy core time (max_hz if never busy)."""
+        return self.hz_ns / self.busy_ns if self.busy_ns else self.max_hz
 
 
 class Core:
@@ -91,12 +168,15 @@ class CoreSet:
 
     __slots__ = ("cfg", "cores", "governor", "name", "per_clock", "residencies", "penalties",
                  "max_hz", "min_hz", "threads", "hits", "fixed_clock", "deepest_res",
-                 "deepest_pen", "deepest_hits", "n_physical", "smt", "smt_stretch")
+                 "deepest_pen", "deepest_hits", "n_physical", "smt", "smt_stretch", "package")
 
-    def __init__(self, name: str, cfg: CPUConfig, n_cores: int) -> None:
-        """``n_cores`` physical cores, each with ``cfg.threads_per_core`` logical CPUs."""
+    def __init__(self, name: str, cfg: CPUConfig, n_cores: int,
+                 package: Package | None = None) -> None:
+        """``n_cores`` physical cores, each with ``cfg.threads_per_core`` logical CPUs, on
+        ``package`` (shared with the host's other core sets; by default one of its own)."""
         self.name = name
         self.cfg = cfg
+        self.package = package if package is not None else Package(cfg)
         self.governor = cfg.governor
         self.max_hz = cfg.max_hz
         self.min_hz = min(cfg.min_hz, cfg.max_hz)
@@ -289,9 +369,19 @@ class Thread:
             clock = cs.frequency(core, start, self) * cs.per_clock
         else:
             clock = fixed
+        pkg = cs.package
+        drop = pkg.drop
+        if drop:  # the package's boost ceiling, set by how many cores are busy
+            w = start // PACKAGE_WINDOW_NS
+            if w > pkg.win:
+                pkg.roll(w)
+            if clock > pkg.cap_clock:
+                clock = pkg.cap_clock
         work = int(kcycles * 1e3 / clock * 1e9 + 0.5)
+        sib_end = 0
         if sib is not None:
-            rest = sib.busy_until - (start + penalty)
+            sib_end = sib.busy_until
+            rest = sib_end - (start + penalty)
             if rest > 0:  # both hardware threads run: each at smt_yield / 2 while they overlap
                 both = work if work < rest else rest  # solo-speed work each does side by side
                 stretch = int(both * cs.smt_stretch + 0.5)
@@ -305,6 +395,12 @@ class Thread:
                     other.busy_ns += stretch
         dur = penalty + work
         end = start + dur
+        if drop:  # busy physical-core time: what the sibling's run did not already cover
+            if sib_end > start:
+                sib_now = sib.busy_until  # type: ignore[union-attr]
+                pkg.add(sib_end, end if end > sib_now else sib_now)
+            else:
+                pkg.add(start, end)
         core.busy_until = end
         core.owner = self
         if governed:

@@ -88,6 +88,7 @@ def result_document(res: RunResult, plus: bool = False) -> dict[str, Any]:
         "breakdown": breakdown(res),
         "utilization": res.utilization,
         "cpu_cores": res.cpu_cores,
+        "cpu_clock": res.cpu_clock,
         "saturation": res.saturation,
         "io_counts": res.io_counts,
         "engine": {**res.engine, "kernel_steps": res.kernel_steps, "simpy_events": res.simpy_events,
@@ -148,4 +149,21 @@ def cpu_text(res: RunResult) -> str:
     clients = cpu.get("clients") or {}
     if clients:
         line += "; client side: " + ", ".join(f"{h} {c:.2f}" for h, c in clients.items())
-    return line + "\n"
+    return line + "\n" + clock_text(res)
+
+
+def clock_text(res: RunResult) -> str:
+    """One line when busy cores held some host's boost clock down noticeably (> 0.5 %)."""
+    clk = getattr(res, "cpu_clock", None) or {}
+    low = {h: c for h, c in clk.items() if c["mean_ceiling_ghz"] < 0.995 * c["boost_ghz"]}
+    if not low:
+        return ""
+    means = [c["mean_ceiling_ghz"] for c in low.values()]
+    first = next(iter(low.values()))
+    lo, hi = f"{min(means):.2f}", f"{max(means):.2f}"
+    if len(low) == 1:
+        span = f"{lo} GHz on {next(iter(low))}"
+    else:
+        span = f"{lo if lo == hi else f'{lo}-{hi}'} GHz over {len(low)} hosts"
+    return (f"  clock ceiling while busy (fewer GHz with more busy cores): {span}"
+            f" (boost {first['boost_ghz']:.2f} at one busy core, {first['all_core_ghz']:.2f} at all)\n")
