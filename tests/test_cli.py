@@ -203,6 +203,10 @@ def test_set_pool_size_seed_ios_runtime(run_cli):
     j = _run_json(run_cli, "pool.size=1")
     assert j["cephsim"]["scenario"]["pool"]["size"] == 1
     assert j["jobs"][0]["write"]["lat_ns"]["mean"] < base["jobs"][0]["write"]["lat_ns"]["mean"]
+    # one copy: no replica replies to wait for, so no such op-tracker stage (and none negative)
+    stages = j["cephsim"]["breakdown"]["write"]["op_tracker_us"]
+    assert not any("sub_op_commit_rec" in k for k in stages) and min(stages.values()) >= 0
+    assert any("sub_op_commit_rec" in k for k in base["cephsim"]["breakdown"]["write"]["op_tracker_us"])
     j = _run_json(run_cli, "run.seed=99")
     assert j["cephsim"]["seed"] == 99
     assert j["jobs"][0]["write"]["lat_ns"] != base["jobs"][0]["write"]["lat_ns"]
