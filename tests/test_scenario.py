@@ -255,3 +255,19 @@ def test_bad_smt_settings_fail_the_cli_at_their_line(run_cli, tmp_path, old, new
     assert r.exit_code == 2, r.output
     assert f"s.yaml:{line}:" in r.stderr and msg in r.stderr, r.stderr
     assert "Traceback" not in r.stderr + r.stdout
+
+
+def test_an_all_core_clock_above_boost_fails_the_cli_at_the_cpu(run_cli, tmp_path):
+    """An inline CPU whose all-core clock lies outside [base, boost]: exit 2, the CPU's
+    file:line, no traceback."""
+    text = (TEST_SCENARIOS / "constant.yaml").read_text()
+    old = "      per_clock_speed: 1.0\n"
+    text = text.replace(old, old + "      all_core_clock: 1.5GHz\n", 1)
+    line = text[: text.index("    cpu: &cpu")].count("\n") + 1
+    p = tmp_path / "s.yaml"
+    p.write_text(text)
+    r = run_cli("validate", p)
+    assert r.exit_code == 2, r.output
+    assert f"s.yaml:{line}:" in r.stderr, r.stderr
+    assert "all_core_clock must lie between base_clock and boost_clock" in r.stderr
+    assert "Traceback" not in r.stderr + r.stdout
