@@ -209,7 +209,7 @@ def test_osd_memory_target_below_cephs_minimum_is_a_located_error(tmp_path) -> N
 
 
 @pytest.mark.parametrize(("value", "msg"), [
-    ("osd_memory_target: 100MiB", "ceph.osd_memory_target: Input should be greater than or equal to 939524096"),
+    ("osd_memory_target: 100MiB", "ceph.osd_memory_target: must be at least 896 MiB (Ceph's minimum), got 100 MiB"),
     ("osd_memory_target: 4GiX", "ceph.osd_memory_target"),
 ])
 def test_bad_osd_memory_target_fails_the_cli_at_its_line(run_cli, tmp_path, value, msg):

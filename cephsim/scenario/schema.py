@@ -30,6 +30,15 @@ Duration = Annotated[int, BeforeValidator(parse_duration_ns)]
 Size = Annotated[int, BeforeValidator(parse_size_bytes)]
 Fraction = Annotated[float, BeforeValidator(parse_percent)]
 
+#: Ceph's floor for osd_memory_target (896 MiB)
+MIN_OSD_MEMORY_TARGET = 896 * 1024**2
+
+
+def _memory_target(v: int) -> int:
+    if v < MIN_OSD_MEMORY_TARGET:
+        raise ValueError(f"must be at least 896 MiB (Ceph's minimum), got {v / 1024**2:g} MiB")
+    return v
+
 Release = Literal["nautilus", "octopus", "pacific", "quincy", "reef", "squid", "tentacle"]
 #: the major version number of each release (a point release x.y.z belongs to one)
 RELEASE_MAJOR = {"nautilus": 14, "octopus": 15, "pacific": 16, "quincy": 17, "reef": 18, "squid": 19, "tentacle": 20}
@@ -286,7 +295,8 @@ class Ceph(_M):
     profile: str | None = Field(None, description="Calibrated software-cost profile file (YAML) that overrides the release defaults; relative to the scenario file.")
     software: dict[str, float] = Field(default_factory=dict, description="Per-stage software cost overrides in kilocycles at reference per-clock speed, e.g. {osd.do_op: 120}.")
     tails: bool = Field(True, description="Model background stalls (RocksDB flush/compaction, BlueFS log) that cause tail latency.")
-    osd_memory_target: Size = Field(4 * 1024**3, ge=896 * 1024**2, description="osd_memory_target per OSD (default 4 GiB, at least 896 MiB as in Ceph). BlueStore's cache autotuner may use up to (1 - osd_memory_expected_fragmentation 0.15) x target - osd_memory_base 768 MiB for its caches; with workload.read_cache=warm that bounds how much of the workload's data the OSDs' buffer caches hold.")
+    osd_memory_target: Annotated[Size, AfterValidator(_memory_target)] = Field(
+        4 * 1024**3, json_schema_extra={"minimum": MIN_OSD_MEMORY_TARGET}, description="osd_memory_target per OSD (default 4 GiB, at least 896 MiB as in Ceph). BlueStore's cache autotuner may use up to (1 - osd_memory_expected_fragmentation 0.15) x target - osd_memory_base 768 MiB for its caches; with workload.read_cache=warm that bounds how much of the workload's data the OSDs' buffer caches hold.")
     wal_log_sync: bool | None = Field(None, description="Each RocksDB WAL fsync also writes and flushes BlueFS's own log, because the WAL file grew (one more write and flush per commit cycle). null = per release: no for nautilus and octopus (their RocksDB recycles WAL files), yes for pacific to squid (RocksDB >= 6.8 does not), no again for tentacle (bluefs_wal_envelope_mode, default on: the WAL records carry their own length). false on an earlier release models envelope mode.")
 
     @model_validator(mode="after")
