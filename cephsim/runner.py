@@ -248,12 +248,14 @@ def _clock_ceilings(cluster: Cluster) -> dict[str, dict[str, float]]:
     """The boost ceiling each host's busy cores ran under (hosts whose chip has an all-core
     drop and did any work)."""
     out: dict[str, dict[str, float]] = {}
-    for host, (cores, _) in cluster.host_cores.items():
-        pkg = cores.package
-        if pkg.drop and pkg.busy_ns:
-            out[host] = {"boost_ghz": round(pkg.max_hz / 1e9, 3),
-                         "all_core_ghz": round(pkg.all_core_hz / 1e9, 3),
-                         "mean_ceiling_ghz": round(pkg.mean_ceiling_hz / 1e9, 3)}
+    for host, (osd, rest) in cluster.host_cores.items():
+        sockets = [p for p in dict.fromkeys(osd.packages + rest.packages) if p.drop]
+        busy = sum(p.busy_ns for p in sockets)
+        if busy:  # the sockets' ceilings, weighted by their busy core time
+            first = sockets[0]
+            out[host] = {"boost_ghz": round(first.max_hz / 1e9, 3),
+                         "all_core_ghz": round(first.all_core_hz / 1e9, 3),
+                         "mean_ceiling_ghz": round(sum(p.hz_ns for p in sockets) / busy / 1e9, 3)}
     return out
 
 

@@ -160,12 +160,12 @@ MS = PACKAGE_WINDOW_NS
 
 
 def _boosting(n_physical: int, all_core_ghz: float, *extra: str,
-              package: Package | None = None) -> CoreSet:
+              sockets: list[Package] | None = None, first: int = 0) -> CoreSet:
     """EPYC 7313P cores (16 per socket, 3.7 GHz boost) at a fixed clock, with an all-core
     ceiling of ``all_core_ghz``."""
     cs = _smt(n_physical, *extra)
     cfg = replace(cs.cfg, all_core_hz=all_core_ghz * 1e9)
-    return CoreSet("h.cpu", cfg, n_physical, package or Package(cfg))
+    return CoreSet("h.cpu", cfg, n_physical, sockets or [Package(cfg)], first)
 
 
 def _kc_for(cs: CoreSet, ns: int, ghz: float) -> float:
@@ -228,7 +228,8 @@ def test_one_busy_core_keeps_the_single_core_boost() -> None:
 def test_cpusets_of_one_host_share_its_boost_ceiling() -> None:
     """Busy OSD cores (their own cpuset) slow the client side's cores of the same chip."""
     osd = _boosting(12, 3.2, "hosts.osd.tuning.smt=false")
-    rest = _boosting(4, 3.2, "hosts.osd.tuning.smt=false", package=osd.package)
+    rest = _boosting(4, 3.2, "hosts.osd.tuning.smt=false", sockets=[osd.package], first=12)
+    assert rest.package is osd.package
     _fill([Thread(f"o{i}", osd, home=i, wakeup_kc=0.0) for i in range(12)], 0, MS)
     client = Thread("c", rest, home=0, wakeup_kc=0.0)
     kc = 1000.0
@@ -266,3 +267,23 @@ def test_a_run_is_never_slower_than_at_the_all_core_clock(runs) -> None:
         slow = kc * 1e3 / (3.2e9 * cs.per_clock) * 1e9
         assert fast - 1 <= took <= slow + 1
         assert 3.2e9 - 1 <= cs.package.cap_hz <= 3.7e9 + 1
+
+
+def test_each_socket_has_its_own_ceiling() -> None:
+    """Two 16-core sockets: an OSD cpuset on socket 0's 16 cores, fully busy, drops socket
+    0 to all-core; the rest (socket 1) keeps full boost."""
+    cfg = replace(_smt(1, "hosts.osd.tuning.smt=false").cfg, all_core_hz=3.2e9)
+    sockets = [Package(cfg), Package(cfg)]
+    osd = CoreSet("h.osd_cpu", cfg, 16, sockets)
+    rest = CoreSet("h.cpu", cfg, 16, sockets, first=16)
+    assert osd.packages == [sockets[0]] and rest.packages == [sockets[1]]
+    _fill([Thread(f"o{i}", osd, home=i, wakeup_kc=0.0) for i in range(16)], 0, MS)
+    kc = 1000.0
+    on_osd = Thread("o", osd, home=0, wakeup_kc=0.0).run(MS, kc, None, handoff=False) - MS
+    on_rest = Thread("c", rest, home=0, wakeup_kc=0.0).run(MS, kc, None, handoff=False) - MS
+    assert on_osd == int(kc * 1e3 / (3.2e9 * cfg.model.per_clock_speed) * 1e9 + 0.5)
+    assert on_rest == int(kc * 1e3 / (3.7e9 * cfg.model.per_clock_speed) * 1e9 + 0.5)
+    # a core set across both sockets: cores 8..23
+    mid = CoreSet("h.mid", cfg, 16, sockets, first=8)
+    assert mid.packages == sockets and mid.cores[7].package is sockets[0]
+    assert mid.cores[8].package is sockets[1]

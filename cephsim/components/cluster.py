@@ -126,12 +126,15 @@ class Cluster:
     def _build_cores(self, h: HostConfig) -> None:
         total = h.cpu.cores
         clients = h.client_cores
-        package = Package(h.cpu)  # one boost ceiling for the whole host, cpusets included
+        # one boost ceiling per socket, whichever core sets its cores are in; the OSD
+        # cpuset takes the first cores (socket 0 first), the rest follow
+        sockets = [Package(h.cpu) for _ in range(max(1, total // h.cpu.model.cores))]
         if h.osd_cores is not None and h.osd_ids:
-            osd = CoreSet(f"{h.name}.osd_cpu", h.cpu, h.osd_cores, package)
-            rest = CoreSet(f"{h.name}.cpu", h.cpu, clients or max(1, total - h.osd_cores), package)
+            osd = CoreSet(f"{h.name}.osd_cpu", h.cpu, h.osd_cores, sockets)
+            rest = CoreSet(f"{h.name}.cpu", h.cpu, clients or max(1, total - h.osd_cores), sockets,
+                           first=h.osd_cores)
         else:  # the OSDs (if any) share every core with the client side
-            osd = rest = CoreSet(f"{h.name}.cpu", h.cpu, clients or total, package)
+            osd = rest = CoreSet(f"{h.name}.cpu", h.cpu, clients or total, sockets)
         self.coresets[osd.name] = osd
         self.coresets[rest.name] = rest
         self.host_cores[h.name] = (osd, rest)

@@ -57,9 +57,10 @@ What is modelled
   its socket are busy: a chip boosts one core to ``boost_clock`` but holds only
   ``all_core_clock`` with every core loaded (Intel's turbo ratio limits by
   active-core count; AMD's Precision Boost running into its power and current
-  limits).  A host's :class:`Package` (shared by the host's core sets: its OSD
-  cpuset and the rest) re-evaluates the ceiling every 1 ms from the average
-  number of busy physical cores per socket in the previous millisecond, falling
+  limits).  Each socket's :class:`Package` (its cores may be in several core
+  sets: an OSD cpuset and the rest, numbered from socket 0 up as Linux numbers
+  physical cores) re-evaluates the ceiling every 1 ms from the average number of
+  its busy physical cores in the previous millisecond, falling
   linearly from ``boost_clock`` at one busy core to ``all_core_clock`` at all of
   them; whatever the governor asks for is capped there.  At queue depth 1 at
   most one core is busy on average, so latency is untouched; at saturation
@@ -88,10 +89,10 @@ PACKAGE_WINDOW_NS = 1_000_000
 
 
 class Package:
-    """A host's processor package(s): the boost ceiling set by how many cores are busy."""
+    """One socket's processor package: the boost ceiling set by how many of its cores are busy."""
 
     __slots__ = ("all_core_hz", "busy", "busy_ns", "cap_clock", "cap_hz", "carry", "drop", "edge",
-                 "hz_ns", "max_hz", "per_clock", "per_socket", "sockets", "win")
+                 "hz_ns", "max_hz", "per_clock", "per_socket", "win")
 
     def __init__(self, cfg: CPUConfig) -> None:
         self.max_hz = cfg.max_hz
@@ -99,7 +100,6 @@ class Package:
         #: whether the ceiling can fall at all (False: Thread.run skips the package)
         self.drop = self.all_core_hz < self.max_hz
         self.per_socket = cfg.model.cores
-        self.sockets = max(1, cfg.cores // cfg.model.cores)
         self.per_clock = cfg.model.per_clock_speed
         self.win = 0
         self.edge = PACKAGE_WINDOW_NS  #: end of the current window
@@ -113,7 +113,7 @@ class Package:
     def roll(self, w: int) -> None:
         """Window ``w`` begins: set its ceiling from the busy cores of the window before."""
         if w == self.win + 1:
-            active = self.busy / (PACKAGE_WINDOW_NS * self.sockets)
+            active = self.busy / PACKAGE_WINDOW_NS
             self.busy = self.carry
         else:  # a window without work in between: the chip has been idle
             active = 0.0
@@ -148,11 +148,12 @@ class Package:
 class Core:
     """One logical CPU (a hardware thread; the whole core when SMT is off)."""
 
-    __slots__ = ("busy_until", "freq_hz", "index", "owner", "sibling", "util", "util_t", "win",
-                 "win_busy")
+    __slots__ = ("busy_until", "freq_hz", "index", "owner", "package", "sibling", "util", "util_t",
+                 "win", "win_busy")
 
-    def __init__(self, index: int, freq_hz: float) -> None:
+    def __init__(self, index: int, freq_hz: float, package: Package) -> None:
         self.index = index
+        self.package = package  #: the socket this core is on
         self.sibling: Core | None = None  #: the other hardware thread of this core (SMT)
         self.owner: Thread | None = None  #: the thread of the latest run here
         self.busy_until = -(10**12)  #: idle "forever" at start: deepest state
@@ -168,15 +169,23 @@ class CoreSet:
 
     __slots__ = ("cfg", "cores", "governor", "name", "per_clock", "residencies", "penalties",
                  "max_hz", "min_hz", "threads", "hits", "fixed_clock", "deepest_res",
-                 "deepest_pen", "deepest_hits", "n_physical", "smt", "smt_stretch", "package")
+                 "deepest_pen", "deepest_hits", "n_physical", "smt", "smt_stretch", "package",
+                 "packages")
 
     def __init__(self, name: str, cfg: CPUConfig, n_cores: int,
-                 package: Package | None = None) -> None:
-        """``n_cores`` physical cores, each with ``cfg.threads_per_core`` logical CPUs, on
-        ``package`` (shared with the host's other core sets; by default one of its own)."""
+                 sockets: list[Package] | None = None, first: int = 0) -> None:
+        """``n_cores`` physical cores, each with ``cfg.threads_per_core`` logical CPUs: the
+        host's physical cores ``first`` .. ``first + n_cores - 1``, on the host's ``sockets``
+        (one :class:`Package` each, shared with its other core sets; by default one socket
+        of their own)."""
         self.name = name
         self.cfg = cfg
-        self.package = package if package is not None else Package(cfg)
+        if sockets is None:
+            sockets = [Package(cfg)]
+        per = cfg.model.cores
+        home = [sockets[min(len(sockets) - 1, (first + i) // per)] for i in range(n_cores)]
+        self.package = home[0]  #: the socket of the first core
+        self.packages = list(dict.fromkeys(home))  #: every socket these cores are on
         self.governor = cfg.governor
         self.max_hz = cfg.max_hz
         self.min_hz = min(cfg.min_hz, cfg.max_hz)
@@ -187,7 +196,8 @@ class CoreSet:
         #: extra time per ns of solo work run side by side with the sibling (each thread
         #: then runs at smt_yield / 2 of its solo speed: 1 / 0.625 - 1 = 0.6)
         self.smt_stretch = 2.0 / cfg.smt_yield - 1.0
-        self.cores = [Core(i, start_hz) for i in range(n_cores * cfg.threads_per_core)]
+        self.cores = [Core(i, start_hz, home[i % n_cores])
+                      for i in range(n_cores * cfg.threads_per_core)]
         if self.smt:
             for i in range(n_cores):
                 a, b = self.cores[i], self.cores[i + n_cores]
@@ -369,7 +379,7 @@ class Thread:
             clock = cs.frequency(core, start, self) * cs.per_clock
         else:
             clock = fixed
-        pkg = cs.package
+        pkg = core.package
         drop = pkg.drop
         if drop:  # the package's boost ceiling, set by how many cores are busy
             w = start // PACKAGE_WINDOW_NS
