@@ -196,13 +196,14 @@ def resolve_cpu(cpu: CPUModel, sockets: int, cstate_id: str | None, tuning: CPUT
                     path=f"{path}.tuning.max_cstate")
             states = states[: names.index(limit) + 1]
     max_hz = cpu.boost_clock_hz if tuning.boost else cpu.base_clock_hz
-    # with boost off the clock is capped at base, which every core can hold at once
+    # with boost off the clock is capped at base, which every core can hold at once (the
+    # catalog keeps all_core_clock between base and boost)
     all_core = (cpu.all_core_clock_hz or max_hz) if tuning.boost else max_hz
     tpc = cpu.threads_per_core if tuning.smt else 1
     return CPUConfig(model=cpu, cores=cpu.cores * sockets, cstates=tuple(states),
                      governor=tuning.governor, max_hz=max_hz, min_hz=cpu.min_clock_hz,
                      threads_per_core=tpc, smt_yield=cpu.smt_yield if tpc > 1 else 1.0,
-                     all_core_hz=min(all_core, max_hz))
+                     all_core_hz=all_core)
 
 
 def write_mode(release: str, media: str, bs: int, version: str | None = None) -> str:

@@ -96,7 +96,7 @@ class Package:
 
     def __init__(self, cfg: CPUConfig) -> None:
         self.max_hz = cfg.max_hz
-        self.all_core_hz = min(cfg.all_core_hz or cfg.max_hz, cfg.max_hz)
+        self.all_core_hz = cfg.all_core_hz or cfg.max_hz  # 0: no all-core figure, no drop
         #: whether the ceiling can fall at all (False: Thread.run skips the package)
         self.drop = self.all_core_hz < self.max_hz
         self.per_socket = cfg.model.cores
@@ -169,8 +169,7 @@ class CoreSet:
 
     __slots__ = ("cfg", "cores", "governor", "name", "per_clock", "residencies", "penalties",
                  "max_hz", "min_hz", "threads", "hits", "fixed_clock", "deepest_res",
-                 "deepest_pen", "deepest_hits", "n_physical", "smt", "smt_stretch", "package",
-                 "packages")
+                 "deepest_pen", "deepest_hits", "n_physical", "smt", "smt_stretch", "packages")
 
     def __init__(self, name: str, cfg: CPUConfig, n_cores: int,
                  sockets: list[Package] | None = None, first: int = 0) -> None:
@@ -184,8 +183,7 @@ class CoreSet:
             sockets = [Package(cfg)]
         per = cfg.model.cores
         home = [sockets[min(len(sockets) - 1, (first + i) // per)] for i in range(n_cores)]
-        self.package = home[0]  #: the socket of the first core
-        self.packages = list(dict.fromkeys(home))  #: every socket these cores are on
+        self.packages = list(dict.fromkeys(home))  #: every socket these cores are on, in order
         self.governor = cfg.governor
         self.max_hz = cfg.max_hz
         self.min_hz = min(cfg.min_hz, cfg.max_hz)
@@ -215,6 +213,11 @@ class CoreSet:
         self.deepest_res = self.residencies[-1]
         self.deepest_pen = self.penalties[-1]
         self.deepest_hits = 0
+
+    @property
+    def package(self) -> Package:
+        """The socket of the set's first core."""
+        return self.packages[0]
 
     # ------------------------------------------------------------- statistics
     # Derived when asked rather than counted on every run (Thread.run is the hot path).
