@@ -245,6 +245,27 @@ def _net_ends(resource: str) -> tuple[str, str]:
     return a, b
 
 
+def _db_spans_per_osd(spans: list, db_disks: set[str],
+                      osd_host: dict[int, str]) -> list:
+    """A shared DB device (``<host>.db0``) is shown as the op's OSD on that host sees it,
+    ``osdN.db``: one op uses one OSD per host, and its kv_sync cycle is that OSD's."""
+    if not db_disks:
+        return spans
+    osd_on: dict[str, str] = {}
+    for sp in spans:
+        head = sp[0].split(".", 1)[0]
+        if sp[0] not in db_disks and head.startswith("osd") and head[3:].isdigit():
+            osd_on.setdefault(osd_host.get(int(head[3:]), ""), head)
+    out = []
+    for sp in spans:
+        if sp[0] in db_disks:
+            osd = osd_on.get(sp[0].rsplit(".", 1)[0])
+            if osd is not None:
+                sp = (f"{osd}.db", *sp[1:])
+        out.append(sp)
+    return out
+
+
 def row_name(resource: str) -> str:
     """The timeline row (and the table's "where") of a resource: ``A->B`` for the network,
     a kv_sync batch on its kv_sync thread's row."""
@@ -352,18 +373,20 @@ def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
             # a commit cycle writes the WAL, then (Pacific to Squid) BlueFS's log: which one a
             # flush makes durable follows from the cycle's writes before it
             n = kv_writes.get(osd, 0)
-            s.what = ("disk cache flush (fdatasync): makes the data durable before the "
+            dev = "DB device" if th == "db" else "disk"
+            s.what = (f"{dev} cache flush (fdatasync): makes the data durable before the "
                       "RocksDB commit" if n == 0 else
-                      "disk cache flush (fdatasync): makes the RocksDB WAL durable" if n == 1 else
-                      "disk cache flush (fdatasync): makes BlueFS's log (the WAL's new size) durable")
+                      f"{dev} cache flush (fdatasync): makes the RocksDB WAL durable" if n == 1 else
+                      f"{dev} cache flush (fdatasync): makes BlueFS's log (the WAL's new size) durable")
         elif s.kind == "write":
             if osd in osd_seen_kv or write_mode == "deferred":
                 kv_writes[osd] = n = kv_writes.get(osd, 0) + 1
+                dev = "DB device" if th == "db" else "disk"
                 if n == 1:
-                    s.what = "disk write: RocksDB WAL append (BlueFS, O_DIRECT)" + (
+                    s.what = f"{dev} write: RocksDB WAL append (BlueFS, O_DIRECT)" + (
                         "; deferred: the data rides in the WAL" if write_mode == "deferred" else "")
                 else:
-                    s.what = ("disk write: BlueFS log record (the WAL file grew: its new size, "
+                    s.what = (f"{dev} write: BlueFS log record (the WAL file grew: its new size, "
                               "_flush_and_sync_log)")
             else:
                 s.what = "disk write: the data to its final place (direct, aio)"
@@ -515,7 +538,7 @@ def explain(path: str | Path, overrides: Sequence[str] | None = None, which: str
         raise CephsimError.single(f"internal: traced op {seq} differs from the untraced run")
     submit, complete = int(tr["submit"]), int(tr["complete"])
     acc = [int(x) for x in tr["acc"]]
-    spans = list(tr["spans"])
+    spans = _db_spans_per_osd(list(tr["spans"]), set(res.cluster.db_disks), r.osd_host)
     steps = critical_path(spans, submit, complete, acc)
     host_of = {sp[0]: _host_of(sp[0], r.osd_host) for sp in spans}
     for s in steps:

@@ -86,6 +86,8 @@ class HostConfig:
     netem: Netem | None
     leaf: int
     client_cores: int | None = None  #: the client side's cpuset (None: the cores the OSDs leave)
+    db_disk: DiskModel | None = None  #: a separate RocksDB/WAL device (None: on the data disk)
+    db_devices: int = 0  #: DB devices on the host, shared round-robin by its OSDs
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,6 +242,8 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
         cpucfg = resolve_cpu(cpu, g.sockets, g.cstates, g.tuning, path)
         nic = _pick("nics", g.nic, f"{path}.nic")
         disk = _pick("disks", g.osds.disk, f"{path}.osds.disk") if g.osds and g.osds.count else None
+        db = (_pick("disks", g.osds.db_disk, f"{path}.osds.db_disk")
+              if disk is not None and g.osds and g.osds.db_disk is not None else None)
         if g.osd_cores is not None and g.osd_cores > cpucfg.cores:
             raise CephsimError.single(
                 f"osd_cores {g.osd_cores} is more than the host's {cpucfg.cores} cores",
@@ -268,7 +272,8 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
             hosts.append(HostConfig(name=name, group=g.name, cpu=cpucfg, nic=nic, bond=g.bond,
                                     disk=disk, osd_ids=ids, osd_cores=g.osd_cores,
                                     netem=g.netem, leaf=index // hpl,
-                                    client_cores=g.client_cores))
+                                    client_cores=g.client_cores, db_disk=db,
+                                    db_devices=g.osds.db_devices if db is not None and g.osds else 0))
             index += 1
 
     topo = scenario.network.topology
@@ -367,7 +372,8 @@ def resolved_dict(r: Resolved) -> dict[str, Any]:
 
     return {
         "hosts": [{"name": h.name, "group": h.group, "cpu": cpu(h.cpu), "nic": model(h.nic),
-                   "bond": h.bond, "disk": model(h.disk), "osd_ids": list(h.osd_ids),
+                   "bond": h.bond, "disk": model(h.disk), "db_disk": model(h.db_disk),
+                   "db_devices": h.db_devices, "osd_ids": list(h.osd_ids),
                    "osd_cores": h.osd_cores, "client_cores": h.client_cores,
                    "netem": model(h.netem), "leaf": h.leaf}
                   for h in r.hosts],

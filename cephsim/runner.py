@@ -201,8 +201,9 @@ def _utilization(cluster: Cluster, t_end: int) -> dict[str, float]:
 
     for name, cs in cluster.coresets.items():
         put(name, cs.busy_ns / len(cs.cores))
+    for d in cluster.disks():
+        put(d.name, d.busy_ns / len(d.chan))
     for osd in cluster.osds.values():
-        put(f"{osd.name}.disk", osd.disk.busy_ns / len(osd.disk.chan))
         put(f"{osd.name}.kv_sync", osd.kv_sync.busy_ns)
     for p in _ports(cluster):
         if p.busy_ns:
@@ -281,8 +282,8 @@ def _saturation(cluster: Cluster, t_end: int) -> dict[str, Any]:
         cand.append((cs.busy_ns / (span * len(cs.cores)), name, "cpu"))
         for th in cs.threads:
             cand.append((th.busy_ns / span, th.name, "thread"))
-    for osd in cluster.osds.values():
-        cand.append((osd.disk.busy_ns / (span * len(osd.disk.chan)), osd.disk.name, "disk"))
+    for d in cluster.disks():
+        cand.append((d.busy_ns / (span * len(d.chan)), d.name, "disk"))
     for p in _ports(cluster):
         cand.append((p.busy_ns / span, p.name, "network"))
     seen: set[str] = set()

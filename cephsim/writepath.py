@@ -374,6 +374,11 @@ class Protocol:
     def kv_sync_loop(self, osd: OSD) -> Generator[Any, Any, None]:
         """bstore_kv_sync: commit everything queued since the last cycle in one batch."""
         k, disk, kv = self.k, osd.disk, osd.kv_sync
+        # bdev->flush() of the data device (BlueStore::_kv_sync_thread, force_flush): when
+        # this cycle's txcs wrote data there (aios); with a separate DB device also when
+        # deferred writes have completed since (deferred_done), as the WAL sync on the
+        # other device cannot make them stable.  On one shared device it does.
+        separate = osd.db is not disk
         while osd.kv_pending:
             batch, osd.kv_pending = osd.kv_pending, []
             start = max(k.now, kv.free_at)
@@ -386,7 +391,7 @@ class Protocol:
             # part of a cycle that grows with the batch, so at high load the single
             # kv_sync thread, not the cores, can be what an OSD's write rate runs into.
             apply = self.cost["osd.kv_apply"] * len(batch)
-            if not self.deferred or osd.kv_need_flush:
+            if not self.deferred or (osd.kv_need_flush and separate):
                 osd.kv_need_flush = False
                 t = kv.run(start, self.kc("osd.kv_sync") * 0.5, cyc)
                 if k.must_yield(t):
@@ -420,7 +425,7 @@ class Protocol:
             t = kv.run(t, self.kc("kernel.io_complete") + self.kc("osd.kv_sync") * 0.5, cyc)
             osd.kv_cycles += 1
             osd.kv_batched += len(batch)
-            disk.background(len(batch) * KV_TXC_BYTES * ROCKSDB_WRITE_AMP)
+            osd.db.background(len(batch) * KV_TXC_BYTES * ROCKSDB_WRITE_AMP)
             c0, c1, c2, c3, c4 = cyc
             for b in batch:
                 t_enq, acc, wait = b[0], b[1], b[2]
@@ -441,8 +446,9 @@ class Protocol:
                             acc: list[int]) -> Generator[Any, Any, int]:
         """bstore_kv_sync appends ``nbytes`` to a BlueFS file and syncs it: the O_DIRECT aio
         write, its completion on BlueFS's bstore_aio thread waking kv_sync, then fdatasync
-        of the device.  Returns when the flush is done."""
-        k, disk, kv = self.k, osd.disk, osd.kv_sync
+        of the device (the DB device, or the data disk when RocksDB shares it).  Returns
+        when the flush is done."""
+        k, disk, kv = self.k, osd.db, osd.kv_sync
         t = disk.write(t, nbytes, acc)
         kv.free_at = t
         if k.must_yield(t):
@@ -472,8 +478,10 @@ class Protocol:
                 w.arrive(t)
 
     def _release_deferred(self, osd: OSD, amount: int) -> Generator[Any, Any, None]:
-        """Kernel process started when a deferred batch's writes complete."""
+        """Kernel process started when a deferred batch's writes complete (deferred_done):
+        the next kv cycle must flush the data device before they count as stable."""
         osd.throttle_deferred -= amount
+        osd.kv_need_flush = True
         self._wake_throttled(osd, self.k.now)
         return
         yield  # pragma: no cover
@@ -495,7 +503,6 @@ class Protocol:
             self.k.spawn(self._release_deferred(osd, osd.deferred_bytes), end)
             osd.deferred_queued = 0
             osd.deferred_bytes = 0
-            osd.kv_need_flush = True
 
     # ------------------------------------------------------------ reads
     def primary_read(self, op: Op, osd: OSD, t: int) -> Generator[Any, Any, int]:

@@ -253,3 +253,18 @@ def test_the_application_steps_are_named_for_the_engine(engine, submit, objecter
     assert ("Objecter" in app_steps[1]) is objecter_in_app
     assert app_steps[-1] == "fio thread: reaps the completion"
     assert len(app_steps) == 2 + objecter_in_app
+
+
+def test_a_shared_db_device_is_shown_as_each_osd_sees_it() -> None:
+    """With osds.db_disk the WAL write and its flush happen on the host's shared DB device;
+    the story names it after the op's OSD on that host and says 'DB device', and the
+    steps still add up exactly."""
+    hdd = str(ROOT / "scenarios" / "hdd-nvme-db.yaml")
+    ex = explain(hdd, ["run.ios=300", "run.ramp_ios=20"], which="median", jobs=1)
+    db_steps = [s for s in ex.steps if s.resource.endswith(".db")]
+    assert db_steps and all(s.resource.split(".")[0].startswith("osd") for s in db_steps)
+    assert any(s.what.startswith("DB device write: RocksDB WAL append") for s in db_steps)
+    assert not any(".db0" in sp[0] for sp in ex.spans)  # no host-named device left
+    assert sum(s.dur for s in ex.steps) == ex.latency_ns
+    text = render(ex)
+    assert "osd.0.db0" not in text and ".db " in text

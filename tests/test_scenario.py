@@ -271,3 +271,25 @@ def test_an_all_core_clock_above_boost_fails_the_cli_at_the_cpu(run_cli, tmp_pat
     assert f"s.yaml:{line}:" in r.stderr, r.stderr
     assert "all_core_clock must lie between base_clock and boost_clock" in r.stderr
     assert "Traceback" not in r.stderr + r.stdout
+
+
+@pytest.mark.parametrize(("osds", "msg"), [
+    ("{count: 1, disk: pm9a3, db_devices: 2}", "db_devices: needs db_disk"),
+    ("{count: 2, disk: generic-hdd-7200, db_disk: pm9a3, db_devices: 3}",
+     "3 DB devices for 2 OSDs"),
+    ("{count: 2, disk: generic-hdd-7200, db_disk: optane-p4800}", "optane-p4800x"),
+])
+def test_bad_db_device_settings_fail_the_cli_at_their_line(run_cli, tmp_path, osds, msg):
+    """DB devices without a DB model, more DB devices than OSDs, an unknown DB model (with
+    the catalog's suggestion): exit 2, file:line, no traceback, nothing run."""
+    text = (ROOT / "scenarios" / "quickstart.yaml").read_text()
+    old = "osds: {count: 1, disk: pm9a3}"
+    assert old in text
+    text = text.replace(old, f"osds: {osds}", 1)
+    line = text[: text.index("osds: {")].count("\n") + 1
+    p = tmp_path / "s.yaml"
+    p.write_text(text)
+    r = run_cli("run", p)
+    assert r.exit_code == 2, r.output
+    assert f"s.yaml:{line}:" in r.stderr and msg in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr + r.stdout

@@ -86,12 +86,15 @@ def net(n: int) -> int:
     return NIC_TX + head + SWITCH_LAT + ser + NIC_RX
 
 
-def bluestore(wal_log_sync: bool = True) -> int:
+def bluestore(wal_log_sync: bool = True, db: tuple[int, int] | None = None) -> int:
     """From queue_transactions (continued by the shard thread) to the end of kv_final.
 
     ``wal_log_sync``: the WAL file grows with every commit (Pacific and later: RocksDB no
     longer recycles WAL files), so BlueFS's fsync also writes and flushes its own log.
+    ``db``: (write, flush) of a separate DB device, which takes the WAL and the log; the
+    data write and its flush stay on the data disk.
     """
+    wal_write, wal_flush = db or (DISK_WRITE, DISK_FLUSH)
     t = cpu(kc("osd.bluestore_submit") + kc("kernel.io_submit"), woken=False)
     t += DISK_WRITE                                                       # data aio
     t += cpu(kc("osd.aio_complete") + kc("kernel.io_complete"))          # bstore_aio
@@ -99,16 +102,16 @@ def bluestore(wal_log_sync: bool = True) -> int:
     t += cpu(kc("osd.kv_sync") * 0.5)
     t += DISK_FLUSH                                                       # bdev flush
     t += cpu(kc("kernel.io_complete") + kc("osd.kv_apply"))              # the txc into RocksDB
-    t += DISK_WRITE                                                       # BlueFS WAL 4 KiB
+    t += wal_write                                                        # BlueFS WAL 4 KiB
     t += cpu(kc("kernel.io_complete"))                                   # bluefs aio thread
     t += cpu(0.0)                                                         # kv_sync woken
-    t += DISK_FLUSH                                                       # BlueFS fsync
+    t += wal_flush                                                        # BlueFS fsync
     if wal_log_sync:                                                      # _flush_and_sync_log
         t += cpu(kc("kernel.io_complete") + kc("kernel.io_submit"))     # back from fdatasync
-        t += DISK_WRITE                                                   # BlueFS log 4 KiB
+        t += wal_write                                                    # BlueFS log 4 KiB
         t += cpu(kc("kernel.io_complete"))                               # bluefs aio thread
         t += cpu(0.0)                                                     # kv_sync woken
-        t += DISK_FLUSH
+        t += wal_flush
     t += cpu(kc("kernel.io_complete") + kc("osd.kv_sync") * 0.5)
     t += cpu(kc("osd.kv_final"))                                         # bstore_kv_final
     return t
@@ -124,12 +127,12 @@ def client_recv(back: int) -> int:
             + cpu(kc("client.complete")))
 
 
-def expected_write_size1(wal_log_sync: bool = True) -> int:
+def expected_write_size1(wal_log_sync: bool = True, db: tuple[int, int] | None = None) -> int:
     out = OSDOP_HDR + BS
     t = client_send(out) + net(out)
     t += cpu(kc("osd.msgr_recv") + kc("kernel.tcp_rx", out))            # primary msgr-worker
     t += cpu(kc("osd.do_op"))                                            # tp_osd_tp
-    t += bluestore(wal_log_sync)
+    t += bluestore(wal_log_sync, db)
     t += cpu(kc("osd.commit_cb"))                                        # shard thread woken again
     t += cpu(kc("osd.reply_send") + kc("kernel.tcp_tx", REPLY))
     t += net(REPLY)
@@ -266,6 +269,54 @@ def test_wal_log_sync_override(sets: tuple[str, ...], log_sync: bool) -> None:
     assert res.resolved.ceph.wal_log_sync is log_sync
     lat = a["complete"] - a["submit"]
     assert (lat == expected_write_size1(wal_log_sync=log_sync)).all()
+
+
+DB_WRITE, DB_FLUSH = 6_000, 1_000
+DB_DISK = ("{name: test DB device, interface: nvme, media: flash, plp: true, parallelism: 4, "
+           "write_4k: 6us, flush: 1us, read_4k: 9us, write_bandwidth: 2GB/s, "
+           "read_bandwidth: 3GB/s, sources: {}}")
+
+
+def test_separate_db_device_equals_hand_sum_exactly():
+    """osds.db_disk: the data write and the bdev flush stay on the data disk; the WAL
+    append, its fsync and BlueFS's log write and flush go to the DB device."""
+    res, a = _run(f"hosts.osd.osds.db_disk={DB_DISK}")
+    lat = a["complete"] - a["submit"]
+    exp = expected_write_size1(db=(DB_WRITE, DB_FLUSH))
+    assert (lat == exp).all(), f"simulated {sorted(set(lat.tolist()))} ns, hand sum {exp} ns"
+    assert (a["acc"][:, 3] == DISK_WRITE + DISK_FLUSH + 2 * DB_WRITE + 2 * DB_FLUSH).all()
+    dbs = res.cluster.db_disks
+    assert list(dbs) == ["osd0.db0"]
+    osd = res.cluster.osds[0]
+    assert osd.db is dbs["osd0.db0"] and osd.db is not osd.disk
+    n = int(a["complete"].size) + 20  # measured + ramp
+    assert osd.disk.ios == n and osd.db.ios == 2 * n  # data / WAL + log, one op per cycle
+    assert "osd0.db0" in res.utilization
+
+
+def test_db_devices_are_shared_round_robin():
+    res, _ = _run(f"hosts.osd.osds.db_disk={DB_DISK}", "hosts.osd.osds.count=4",
+                  "hosts.osd.osds.db_devices=2", "run.ios=40", "run.ramp_ios=0")
+    osds = res.cluster.osds
+    assert [osds[i].db.name for i in range(4)] == ["osd0.db0", "osd0.db1", "osd0.db0", "osd0.db1"]
+
+
+def test_deferred_data_flush_only_with_a_separate_db_device():
+    """BlueStore::_kv_sync_thread's force_flush: on one shared device the BlueFS sync makes
+    applied deferred writes stable, so a deferred commit never flushes the data device on
+    its own; with a separate DB device the cycle after a deferred batch has completed
+    (deferred_done) flushes the data device first."""
+    deferred = ("ceph.release=nautilus", "ceph.version=14.2.2")  # 16 KiB min_alloc: deferred
+    res, _ = _run(*deferred)
+    assert res.resolved.ceph.write_mode == "deferred" and not res.resolved.ceph.wal_log_sync
+    osd = res.cluster.osds[0]
+    assert osd.disk.flushes == osd.kv_cycles  # the WAL fsync only
+    res, _ = _run(*deferred, f"hosts.osd.osds.db_disk={DB_DISK}")
+    osd = res.cluster.osds[0]
+    assert osd.db.flushes == osd.kv_cycles
+    batches = osd.kv_cycles // 16  # bluestore_deferred_batch_ops_ssd, one txc per cycle at qd 1
+    assert batches - 1 <= osd.disk.flushes <= batches
+    assert osd.disk.ios == 16 * batches  # the deferred writes reach the data disk, in batches
 
 
 def test_write_breakdown_size1_by_category():

@@ -1,6 +1,6 @@
 """Builds the simulated cluster from the resolved model: hosts, threads, disks, paths.
 
-Every component gets a dotted name (``osd3.kv_sync``, ``osd3.disk``,
+Every component gets a dotted name (``osd3.kv_sync``, ``osd3.disk``, ``host2.db0``,
 ``host2.cpu``, ``client0.job0.msgr1``) that also names its random stream and
 its metrics.  Nothing here knows the Ceph protocol: that is
 :mod:`cephsim.writepath`.
@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Hashable
 
+from cephsim.catalog.models import DiskModel
 from cephsim.components.cpu import CoreSet, Package, Thread
 from cephsim.components.disk import Disk
 from cephsim.components.network import Hop, Impairment, Path, Port, TcpWindow
@@ -32,7 +33,8 @@ class OSD:
     aio_bluefs: Thread
     kv_sync: Thread
     kv_final: Thread
-    disk: Disk
+    disk: Disk  #: the data device (block)
+    db: Disk  #: where RocksDB and its WAL live: a shared DB device, or ``disk`` itself
     pg_lock: dict[int, int] = field(default_factory=dict)
     kv_pending: list = field(default_factory=list)
     kv_running: bool = False
@@ -105,9 +107,14 @@ class Cluster:
         for h in r.hosts:
             self._build_cores(h)
         self.osds: dict[int, OSD] = {}
+        #: every separate DB device, by name (``<host>.db0``); shared by OSDs round-robin
+        self.db_disks: dict[str, Disk] = {}
         for h in r.hosts:
-            for o in h.osd_ids:
-                self.osds[o] = self._build_osd(h, o)
+            dbs = [self._disk(f"{h.name}.db{i}", h.db_disk) for i in range(h.db_devices)
+                   if h.db_disk is not None]
+            self.db_disks.update((d.name, d) for d in dbs)
+            for i, o in enumerate(h.osd_ids):
+                self.osds[o] = self._build_osd(h, o, dbs[i % len(dbs)] if dbs else None)
         self.jobs: list[ClientJob] = []
         for j in range(r.scenario.workload.numjobs):
             host = r.clients[j % len(r.clients)]
@@ -148,14 +155,21 @@ class Cluster:
     def sampler(self, name: str, spec: object) -> Sampler:
         return Sampler(spec, self.streams.get(name))
 
-    def _build_osd(self, h: HostConfig, o: int) -> OSD:
+    def _disk(self, name: str, model: DiskModel) -> Disk:
+        return Disk(name, model, self.sampler(f"{name}.write", model.write_4k),
+                    self.sampler(f"{name}.flush", model.flush),
+                    self.sampler(f"{name}.read", model.read_4k))
+
+    def disks(self) -> list[Disk]:
+        """Every device once: the OSDs' data disks, then the separate DB devices."""
+        return [o.disk for o in self.osds.values()] + list(self.db_disks.values())
+
+    def _build_osd(self, h: HostConfig, o: int, db: Disk | None) -> OSD:
         cores = self.host_cores[h.name][0]
         c = self.r.ceph
         n = f"osd{o}"
         assert h.disk is not None
-        disk = Disk(f"{n}.disk", h.disk, self.sampler(f"{n}.disk.write", h.disk.write_4k),
-                    self.sampler(f"{n}.disk.flush", h.disk.flush),
-                    self.sampler(f"{n}.disk.read", h.disk.read_4k))
+        disk = self._disk(f"{n}.disk", h.disk)
         return OSD(
             id=o, name=n, host=h.name,
             msgr=[self._thread(f"{n}.msgr{i}", cores) for i in range(c.msgr_workers)],
@@ -165,7 +179,7 @@ class Cluster:
             aio_bluefs=self._thread(f"{n}.bluefs_aio", cores, iowait=True),
             kv_sync=self._thread(f"{n}.kv_sync", cores, iowait=True),
             kv_final=self._thread(f"{n}.kv_final", cores),
-            disk=disk)
+            disk=disk, db=db or disk)
 
     def _build_job(self, host: str, j: int) -> ClientJob:
         cores = self.host_cores[host][1]

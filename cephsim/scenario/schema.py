@@ -97,6 +97,17 @@ class OSDGroup(_M):
 
     count: int = Field(1, ge=0, description="OSD daemons per host (one drive each).")
     disk: str | DiskModel = Field(description="Catalog disk id (see `cephsim catalog disks`) or an inline disk model.")
+    db_disk: str | DiskModel | None = Field(None, description="A separate RocksDB device (BlueStore block.db; the WAL goes with it): catalog disk id or inline model.  Every kv commit's WAL write and flush (and a deferred write's data, which rides in the WAL) goes there; data writes, deferred writes' final place and reads go to `disk`.  null = RocksDB on the data disk (one device per OSD).")
+    db_devices: int = Field(1, ge=1, description="DB devices per host when db_disk is set; the host's OSDs share them round-robin (one NVMe in front of 12 HDDs: 1).")
+
+    @model_validator(mode="after")
+    def _db(self) -> OSDGroup:
+        if self.db_disk is None and self.db_devices != 1:
+            raise ValueError("db_devices: needs db_disk (the model of the DB devices)")
+        if self.db_disk is not None and self.db_devices > max(1, self.count):
+            raise ValueError(f"db_devices: {self.db_devices} DB devices for {self.count} OSDs "
+                             "(each DB device serves at least one OSD)")
+        return self
 
 
 class HostGroup(_M):
