@@ -1,4 +1,5 @@
-"""The storage device model (components/disk.py): HDD command queueing and flushes."""
+"""The storage device model (components/disk.py): HDD command queueing; which flushes are
+barriers."""
 
 from __future__ import annotations
 
@@ -68,9 +69,27 @@ def test_hdd_flush_neither_drains_nor_holds_the_device() -> None:
     assert nxt > busy_until  # the next write still queues behind the four, not the flush
 
 
-def test_flash_flush_is_still_a_barrier() -> None:
-    m = load_catalog().disks["pm983"]
+def _flash(disk_id: str) -> Disk:
+    m = load_catalog().disks[disk_id]
     rng = np.random.default_rng(2)
-    disk = Disk("ssd", m, Sampler(m.write_4k, rng), Sampler(m.flush, rng), Sampler(m.read_4k, rng))
+    return Disk(disk_id, m, Sampler(m.write_4k, rng), Sampler(m.flush, rng), Sampler(m.read_4k, rng))
+
+
+def test_a_volatile_cache_flush_is_a_barrier() -> None:
+    """Consumer flash (no PLP): FLUSH CACHE waits for the writes in flight and holds the
+    device while it programs them."""
+    disk = _flash("samsung-860evo-1t")
     busy_until = max(disk.write(0, 4096, None) for _ in range(3))
-    assert disk.flush(1_000, None) > busy_until
+    end = disk.flush(1_000, None)
+    assert end > busy_until
+    assert disk.write(end - 1, 4096, None) > end  # a write during the flush waits for it
+
+
+def test_a_plp_drive_gets_no_flush_command() -> None:
+    """A PLP drive reports no volatile cache: fdatasync returns after the syscall, without
+    waiting for (or delaying) the other writes in flight."""
+    disk = _flash("pm983")
+    busy_until = max(disk.write(0, 4096, None) for _ in range(20))  # more than its channels
+    end = disk.flush(1_000, None)
+    assert end < 1_000 + 20_000 < busy_until
+    assert disk.flushes == 1 and disk.merged_flushes == 0

@@ -9,14 +9,17 @@
   4 KiB service time: twelve concurrent 4 MiB writes on a 2.5 GB/s drive take
   12 x 1.7 ms, not 1.7 ms.  Alone, an I/O takes exactly service + extra.  4 KiB I/Os
   never touch it, so small-block behaviour is unchanged.
-- A flush (``fdatasync`` -> FLUSH command) is a barrier: it waits for every
-  channel to drain and holds the whole device while it runs (SATA FLUSH CACHE
-  is a non-NCQ command; NVMe flush semantics are the same from the OSD's
-  view).  Its time counts as busy on every channel (utilisation).
-  The HDD model runs with its write cache off: the disk then reports no volatile
-  cache, and the block layer completes a flush without sending a command
-  (``block/blk-flush.c``: no PREFLUSH without ``QUEUE_FLAG_WC``), so an HDD flush
-  neither drains nor holds the device; it costs the syscall.
+- **A flush is sent only to a volatile cache.**  On a drive with a volatile
+  write cache (flash without PLP) ``fdatasync`` sends FLUSH CACHE, a barrier:
+  it waits for every channel to drain and holds the whole device while it runs
+  (SATA FLUSH CACHE is a non-NCQ command; an NVMe flush must cover every
+  completed write).  Its time counts as busy on every channel (utilisation).
+  A PLP drive's cache is non-volatile, so it reports none (NVMe: VWC clear;
+  SAS/SATA: write-through), and the HDD model runs with its write cache off: for
+  both the block layer completes the flush without sending a command
+  (``block/blk-flush.c``: no PREFLUSH without ``QUEUE_FLAG_WC``).  Their flush
+  costs the syscall (the catalog's ~2 us ``flush``) and neither drains nor
+  holds the device: other OSD I/O keeps flowing.
 - **Command queueing on an HDD (NCQ/TCQ).**  A disk holding several commands
   serves next the one its head reaches soonest (shortest positioning time
   first), so the more that wait, the shorter each access.  An access that
@@ -84,8 +87,9 @@ class Disk:
         self.merged_flushes = 0
         self.busy_ns = 0  #: summed over channels
         hdd = model.media == "hdd"
-        #: a flush drains and holds the device (not on an HDD with its cache off)
-        self.barrier = not hdd
+        #: a flush drains and holds the device: only a volatile cache gets one (no-PLP
+        #: flash; a PLP drive's cache and an HDD with its cache off report none)
+        self.barrier = not hdd and not model.plp
         #: HDD: start times of the commands still waiting (None: no reordering modelled)
         self.waiting: deque[int] | None = deque() if hdd else None
 
