@@ -28,6 +28,11 @@ Concurrency (what serialises or batches work when many ops are in flight):
   flushes and WAL write are shared, but each txc is still applied to RocksDB
   on its own (``_txc_apply_kv``, stage ``osd.kv_apply``) by the one kv_sync
   thread: its cost grows with the batch and caps an OSD's commit rate.
+- A separate DB device (``osds.db_disk``, block.db; ``OSD.db``, shared by several
+  OSDs): the WAL append and fsync, BlueFS's log and the RocksDB background bytes
+  go there; data writes, deferred writes' final place and reads stay on the data
+  disk.  The data disk is flushed when the cycle wrote data to it, or (separate
+  DB device only) when deferred writes have completed since the last cycle.
 - BlueStore throttles (``bluestore_throttle_bytes`` 64 MiB, deferred
   ``+128 MiB``; each txc costs its bytes plus ``bluestore_throttle_cost_per_io``
   4000 SSD / 670000 HDD, ceph-internals.md §2.7): a txc that does not fit waits
