@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BASE, ROOT
+from conftest import BASE, ROOT, TEST_SCENARIOS
 
 QS = ROOT / "scenarios" / "quickstart.yaml"
 GOLDEN = Path(__file__).parent / "golden" / "run_json_structure.json"
@@ -295,3 +295,30 @@ def test_json_structure_matches_golden(run_cli):
         pytest.skip("golden file regenerated")
     assert GOLDEN.exists(), "run with CEPHSIM_REGEN_GOLDEN=1 to create the golden file"
     assert skel == json.loads(GOLDEN.read_text())
+
+
+def test_whatif_reports_a_disk_change_and_its_stages(run_cli):
+    """`cephsim whatif` runs the scenario before and after the change: a DB device shows in
+    the header and the saving lands in the disk stage only (constant scenario: the other
+    stages are identical), in text and in JSON."""
+    const = TEST_SCENARIOS / "constant.yaml"
+    change = "hosts.osd.osds.db_disk=optane-p4800x"
+    r = run_cli("whatif", const, "--set", change, "--ios", "200")
+    assert r.exit_code == 0, r.stderr
+    assert "disks:  test disk, constant service times -> test disk, constant service times + DB Intel Optane" in r.stdout
+    r = run_cli("whatif", const, "--set", change, "--ios", "200", "-f", "json")
+    assert r.exit_code == 0, r.stderr
+    d = json.loads(r.stdout)
+    b, a = d["before"]["critical_path_us"], d["after"]["critical_path_us"]
+    assert a["disk"] < b["disk"]
+    assert all(a[k] == b[k] for k in b if k != "disk")
+    assert d["after"]["iops"] > d["before"]["iops"]
+    assert d["after"]["disks"] == ["test disk, constant service times + DB "
+                                   "Intel Optane SSD DC P4800X 375 GB (NVMe, 3D XPoint, PLP)"]
+
+
+def test_whatif_without_a_change_is_a_clear_error(run_cli):
+    r = run_cli("whatif", TEST_SCENARIOS / "constant.yaml")
+    assert r.exit_code == 2
+    assert "needs at least one --set change" in r.stderr
+    assert "Traceback" not in r.stderr + r.stdout

@@ -76,7 +76,9 @@ def run_pair(scenario: Path, sets: list[str], seed: int | None, ios: int | None)
         out[label] = {"resolved": r, "iops": d.iops, "mean_us": d.lat.mean / 1e3,
                       "p99_us": d.clat_percentiles.get(99.0, 0) / 1e3,
                       "critical_path_us": bd.get("write", {}).get("critical_path_us", {}),
-                      "nic": sorted({h.nic.name for h in r.hosts}), "switch": r.network.switch.name}
+                      "nic": sorted({h.nic.name for h in r.hosts}), "switch": r.network.switch.name,
+                      "disks": sorted({h.disk.name + (f" + DB {h.db_disk.name}" if h.db_disk else "")
+                                       for h in r.hosts if h.disk is not None})}
     hops = []
     try:
         for lab, src, dst, n, k in critical_hops(out["before"]["resolved"]):
@@ -99,6 +101,8 @@ def whatif_text(d: dict[str, Any]) -> str:
     lines = [f"what-if on {d['scenario']}: {' ; '.join(d['changes'])}",
              f"  before: NIC {', '.join(b['nic'])}, switch {b['switch']}",
              f"  after:  NIC {', '.join(a['nic'])}, switch {a['switch']}",
+             *([f"  disks:  {'; '.join(b['disks'])} -> {'; '.join(a['disks'])}"]
+               if b["disks"] != a["disks"] else []),
              "",
              f"  {'':<22}{'before':>10}{'after':>10}{'change':>10}",
              f"  {'IOPS':<22}{b['iops']:>10.0f}{a['iops']:>10.0f}{gain:>+9.1f}%",
