@@ -208,6 +208,18 @@ def test_osd_memory_target_below_cephs_minimum_is_a_located_error(tmp_path) -> N
     assert "osd_memory_target" in str(e.value)
 
 
+def _fails_at(run_cli, tmp_path, text: str, line: int, msg: str, command: str = "validate",
+              *extra: str) -> None:
+    """``text`` as a scenario file fails ``cephsim <command> FILE <extra>``: exit 2,
+    ``s.yaml:<line>:`` and ``msg`` on stderr, no traceback."""
+    p = tmp_path / "s.yaml"
+    p.write_text(text)
+    r = run_cli(command, p, *extra)
+    assert r.exit_code == 2, r.output
+    assert f"s.yaml:{line}:" in r.stderr and msg in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr + r.stdout
+
+
 @pytest.mark.parametrize(("value", "msg"), [
     ("osd_memory_target: 100MiB", "ceph.osd_memory_target: must be at least 896 MiB (Ceph's minimum), got 100 MiB"),
     ("osd_memory_target: 4GiX", "ceph.osd_memory_target"),
@@ -218,12 +230,7 @@ def test_bad_osd_memory_target_fails_the_cli_at_its_line(run_cli, tmp_path, valu
     lines = text.splitlines()
     n = next(i for i, ln in enumerate(lines) if ln.startswith("ceph:"))
     lines[n] = lines[n].rstrip().rstrip("}") + f", {value}}}"
-    p = tmp_path / "s.yaml"
-    p.write_text("\n".join(lines) + "\n")
-    r = run_cli("validate", p, "--set", "run.ios=100")
-    assert r.exit_code == 2
-    assert f"s.yaml:{n + 1}:" in r.stderr and msg in r.stderr
-    assert "Traceback" not in r.stderr + r.stdout
+    _fails_at(run_cli, tmp_path, "\n".join(lines) + "\n", n + 1, msg, "validate", "--set", "run.ios=100")
 
 
 def test_unknown_read_cache_state_is_a_clear_error(run_cli):
@@ -249,12 +256,7 @@ def test_bad_smt_settings_fail_the_cli_at_their_line(run_cli, tmp_path, old, new
     assert old in text
     text = text.replace(old, new, 1)
     line = text[: text.index(new)].count("\n") + 1 + new.count("\n") - 1
-    p = tmp_path / "s.yaml"
-    p.write_text(text)
-    r = run_cli("validate", p)
-    assert r.exit_code == 2, r.output
-    assert f"s.yaml:{line}:" in r.stderr and msg in r.stderr, r.stderr
-    assert "Traceback" not in r.stderr + r.stdout
+    _fails_at(run_cli, tmp_path, text, line, msg)
 
 
 def test_an_all_core_clock_above_boost_fails_the_cli_at_the_cpu(run_cli, tmp_path):
@@ -264,13 +266,8 @@ def test_an_all_core_clock_above_boost_fails_the_cli_at_the_cpu(run_cli, tmp_pat
     old = "      per_clock_speed: 1.0\n"
     text = text.replace(old, old + "      all_core_clock: 1.5GHz\n", 1)
     line = text[: text.index("    cpu: &cpu")].count("\n") + 1
-    p = tmp_path / "s.yaml"
-    p.write_text(text)
-    r = run_cli("validate", p)
-    assert r.exit_code == 2, r.output
-    assert f"s.yaml:{line}:" in r.stderr, r.stderr
-    assert "all_core_clock must lie between base_clock and boost_clock" in r.stderr
-    assert "Traceback" not in r.stderr + r.stdout
+    _fails_at(run_cli, tmp_path, text, line,
+              "all_core_clock must lie between base_clock and boost_clock")
 
 
 @pytest.mark.parametrize(("osds", "msg"), [
@@ -287,9 +284,4 @@ def test_bad_db_device_settings_fail_the_cli_at_their_line(run_cli, tmp_path, os
     assert old in text
     text = text.replace(old, f"osds: {osds}", 1)
     line = text[: text.index("osds: {")].count("\n") + 1
-    p = tmp_path / "s.yaml"
-    p.write_text(text)
-    r = run_cli("run", p)
-    assert r.exit_code == 2, r.output
-    assert f"s.yaml:{line}:" in r.stderr and msg in r.stderr, r.stderr
-    assert "Traceback" not in r.stderr + r.stdout
+    _fails_at(run_cli, tmp_path, text, line, msg, "run")
