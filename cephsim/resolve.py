@@ -28,33 +28,45 @@ OP_SHARDS = {"ssd": (8, 2), "hdd": (5, 1)}
 #: was still open in Jan 2025)
 OP_SHARDS_BY_RELEASE = {("tentacle", "hdd"): (1, 5)}
 #: bluestore_prefer_deferred_size_hdd by release (§3.2)
-PREFER_DEFERRED_HDD = {"nautilus": 32768, "octopus": 32768}
+PREFER_DEFERRED_HDD = {"luminous": 32768, "mimic": 32768, "nautilus": 32768, "octopus": 32768}
 #: bluestore_min_alloc_size_hdd by release (§3.2); 4 KiB from pacific on
-MIN_ALLOC_HDD = {"nautilus": 65536, "octopus": 65536}
+MIN_ALLOC_HDD = {"luminous": 65536, "mimic": 65536, "nautilus": 65536, "octopus": 65536}
 #: threads librbd's I/O dispatch runs on, by release: the tp_librbd op work queue
 #: (rbd_op_threads = 1) until Octopus.  From Pacific the I/O path is posted to librados's
 #: io_context pool (ceph/ceph PR #35629, "enables the use of multiple client threads for
 #: IO"), which src/librbd/AsioEngine.cc sizes max(librados_thread_count = 2,
 #: rbd_op_threads = 1): 2 from every release not listed here
-LIBRBD_THREADS = {"nautilus": 1, "octopus": 1}
+LIBRBD_THREADS = {"luminous": 1, "mimic": 1, "nautilus": 1, "octopus": 1}
 #: releases whose RocksDB recycles WAL files.  BlueFS dirties a file's metadata when a
 #: write grows it (BlueFS::_flush_range), and BlueFS::_fsync then writes and flushes its
 #: own log too.  A recycled WAL file is overwritten inside its old size, so its fsync
 #: costs one write and one flush; a new WAL file costs two of each.  RocksDB 6.8.0
 #: (HISTORY.md, facebook/rocksdb PR #6351) turns recycle_log_file_num off under the
-#: default kPointInTimeRecovery.  Ceph shipped older RocksDB until then (Nautilus 14.2.0
+#: default kPointInTimeRecovery.  Ceph shipped older RocksDB until then (Luminous and
+#: Mimic 5.x with recycle_log_file_num=4 in bluestore_rocksdb_options, Nautilus 14.2.0
 #: a 5.x, 6.1.2 from a 2019 backport, ceph/ceph PR #29440; Octopus branched with 6.1.2)
 #: and moved to 6.8.1 in May 2020 (PR #35032, hence Pacific and later); the fix
 #: proposed for Ceph was not merged (PR #36579),
 #: and Ceph's own remedy, BlueFS's WAL envelope mode, "will reduce ~50% the amount of
 #: fdatasync syscalls issued by WAL writes" (PR #62224, 2025, after Squid).
-WAL_RECYCLED = {"nautilus", "octopus"}
+WAL_RECYCLED = {"luminous", "mimic", "nautilus", "octopus"}
 #: releases whose BlueFS writes RocksDB WAL files in envelope mode
 #: (``bluefs_wal_envelope_mode``, default true; PR #62224, in Tentacle: its fixes are
 #: backported to the tentacle branch, PRs #67333 and #68426).  Each WAL append carries
 #: its own length, so BlueFS::_fsync touches its log only when the file gets new
 #: extents, not for every size change: a commit costs one WAL write and flush again.
 WAL_ENVELOPE = {"tentacle"}
+#: releases whose BlueStore hands a committed txc's callbacks (the primary's op_commit,
+#: the replica's repop_commit) to its own Finisher thread, one per OSD
+#: (bluestore_shard_finishers = false), which takes the PG lock and runs them there.
+#: From Nautilus the OSD's shard thread runs them from its commit queue instead
+#: (ceph/ceph PR #22739, "make osd shard-thread do oncommits", merged autumn 2018,
+#: after Mimic 13.2.0).  One thread per OSD: at high load a bottleneck of its own.
+COMMIT_FINISHER = {"luminous", "mimic"}
+#: releases whose bluestore_min_alloc_size_ssd is 16 KiB in every point release (4 KiB
+#: from 14.2.8 and Octopus, ceph-internals.md §3.2): a 4 KiB overwrite is a deferred
+#: small write there
+MIN_ALLOC_SSD_16K = {"luminous", "mimic"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +125,7 @@ class CephConfig:
     costs: ReleaseCosts
     tails: bool
     wal_log_sync: bool = False  #: each WAL fsync also writes and flushes BlueFS's log
+    commit_finisher: bool = False  #: commit callbacks run on BlueStore's finisher thread
     read_cache_hit: float = 0.0  #: probability that a read is served from the primary's buffer cache
 
 
@@ -215,8 +228,11 @@ def write_mode(release: str, media: str, bs: int, version: str | None = None) ->
         mas = MIN_ALLOC_HDD.get(release, 4096)
         # below prefer_deferred: deferred; below min_alloc: a small overwrite, always deferred
         return "deferred" if bs < max(prefer, mas) else "direct"
-    # SSD: min_alloc 16 KiB in 14.2.0-14.2.7 makes a 4 KiB overwrite a deferred small write
-    if release == "nautilus" and version is not None and _older_than(version, (14, 2, 8)) and bs < 16384:
+    # SSD: min_alloc 16 KiB (Luminous, Mimic, 14.2.0-14.2.7) makes a 4 KiB overwrite a
+    # deferred small write
+    old = release in MIN_ALLOC_SSD_16K or (
+        release == "nautilus" and version is not None and _older_than(version, (14, 2, 8)))
+    if old and bs < 16384:
         return "deferred"
     return "direct"
 
@@ -318,6 +334,7 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
         costs=costs, tails=ceph.tails,
         wal_log_sync=(ceph.release not in WAL_RECYCLED | WAL_ENVELOPE)
         if ceph.wal_log_sync is None else ceph.wal_log_sync,
+        commit_finisher=ceph.release in COMMIT_FINISHER,
         read_cache_hit=read_cache_hit(scenario.workload.read_cache, ceph.osd_memory_target,
                                       next_osd, scenario.workload.numjobs
                                       * scenario.workload.image_size))
@@ -385,6 +402,7 @@ def resolved_dict(r: Resolved) -> dict[str, Any]:
                  "op_shards": r.ceph.op_shards, "threads_per_shard": r.ceph.threads_per_shard,
                  "msgr_workers": r.ceph.msgr_workers, "librbd_threads": r.ceph.librbd_threads,
                  "write_mode": r.ceph.write_mode, "wal_log_sync": r.ceph.wal_log_sync,
+                 "commit_finisher": r.ceph.commit_finisher,
                  "read_cache_hit": r.ceph.read_cache_hit,
                  "costs": r.ceph.costs.model_dump(mode="json"), "tails": r.ceph.tails},
         "clients": list(r.clients),

@@ -305,8 +305,9 @@ class Protocol:
         th, t_lock = self._shard(rep, op.pg, t, acc)
         t = th.run(t_lock, self.kc("osd.do_repop"), acc)
         t = yield from self.bluestore_commit(op, rep, th, t, acc)
-        # repop_commit in the shard's first thread, reply via the msgr-worker
-        t = rep.shards[op.pg % len(rep.shards)][0].run(t, self.kc("osd.repop_commit"), acc)
+        # repop_commit in the shard's first thread (Luminous, Mimic: BlueStore's finisher,
+        # under the PG lock), reply via the msgr-worker
+        t = rep.commit_thread(op.pg).run(t, self.kc("osd.repop_commit"), acc)
         if k.must_yield(t):
             yield t
         t = rw.run(t, self.kc("kernel.tcp_tx", REPLY_BYTES), acc)
@@ -326,7 +327,7 @@ class Protocol:
                      join: Join) -> Generator[Any, Any, None]:
         """Branch: the primary's own BlueStore transaction, then its commit callback."""
         t = yield from self.bluestore_commit(op, osd, th, self.k.now, acc, handoff=False)
-        t = osd.shards[op.pg % len(osd.shards)][0].run(t, self.kc("osd.commit_cb"), acc)
+        t = osd.commit_thread(op.pg).run(t, self.kc("osd.commit_cb"), acc)
         osd.hold_pg(op.pg, t)
         op.ev[E_OPCOMMIT] = t
         join.arrive(t, acc)

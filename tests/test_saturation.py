@@ -164,6 +164,25 @@ def test_librbd_threads_default_per_release() -> None:
     assert resolve(sc, CONSTANT).ceph.librbd_threads == 4
 
 
+def test_luminous_commit_finisher_caps_an_osd() -> None:
+    """Luminous and Mimic run every commit callback on BlueStore's one finisher thread per
+    OSD (resolve.COMMIT_FINISHER); from Nautilus the PG's shard thread runs it.  With the
+    callback made the bottleneck (200 kcycles = 200 us on the 1 GHz test CPU, plus the
+    wake-up), one OSD commits at most 1e9 / 203 us under Luminous, and reaches it, while
+    Reef spreads the same work over its 8 shard threads and goes well past it."""
+    sets = ["workload.iodepth=64", "run.ios=3000", "run.ramp_ios=600",
+            "ceph.software={osd.commit_cb: 200}"]
+    lum = run_scenario(load_scenario(CONSTANT, [*sets, "ceph.release=luminous"]),
+                       scenario_path=CONSTANT)
+    reef = run_scenario(load_scenario(CONSTANT, [*sets, "ceph.release=reef"]),
+                        scenario_path=CONSTANT)
+    cap = 1e9 / 203e3
+    assert cap * 0.9 <= _iops(lum) <= cap * 1.001
+    assert lum.saturation["saturated"]["resource"] == "osd0.finisher"
+    assert _iops(reef) > 2 * cap
+    assert "finisher" not in (reef.saturation["saturated"] or {}).get("resource", "")
+
+
 @pytest.mark.parametrize("value,msg", [("0", "greater than or equal to 1"),
                                        ("two", "valid integer")])
 def test_bad_librbd_threads_is_a_clean_error(run_cli, value: str, msg: str) -> None:

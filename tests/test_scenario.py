@@ -183,6 +183,27 @@ def test_op_shards_per_release_and_media(release, disk, expected):
     assert (c.op_shards, c.threads_per_shard) == expected
 
 
+@pytest.mark.parametrize(("release", "version"), [("luminous", "12.2.13"), ("mimic", "13.2.10")])
+def test_luminous_and_mimic_defaults(release, version):
+    """The two pre-Nautilus BlueStore releases: 16 KiB min_alloc_size_ssd in every point
+    release (a 4 KiB SSD overwrite is deferred), RocksDB recycling its WAL files (no BlueFS
+    log sync per commit), commit callbacks on BlueStore's finisher thread, one librbd op
+    thread, wpq and notify_one as Nautilus."""
+    sc = load_scenario(ROOT / "scenarios" / "quickstart.yaml",
+                       [f"ceph.release={release}", f"ceph.version={version}"])
+    c = resolve(sc).ceph
+    assert (c.write_mode, c.wal_log_sync, c.commit_finisher, c.librbd_threads) == (
+        "deferred", False, True, 1)
+    assert (c.op_shards, c.threads_per_shard) == (8, 2)
+    assert c.costs.osd_op_queue == "wpq" and c.costs.notify_all_on_enqueue is False
+    later = resolve(load_scenario(ROOT / "scenarios" / "quickstart.yaml",
+                                  ["ceph.release=nautilus"])).ceph
+    assert (later.write_mode, later.commit_finisher) == ("direct", False)
+    with pytest.raises(CephsimError, match="12.2.13 is not a mimic"):
+        load_scenario(ROOT / "scenarios" / "quickstart.yaml",
+                      ["ceph.release=mimic", "ceph.version=12.2.13"])
+
+
 def test_read_cache_hit_follows_the_cache_budget() -> None:
     """Cold: no hits.  Warm: BlueStore's autotuned cache budget (0.85 x osd_memory_target -
     768 MiB, at least 128 MiB) over the data each primary serves, capped at 1."""

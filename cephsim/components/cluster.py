@@ -35,6 +35,8 @@ class OSD:
     kv_final: Thread
     disk: Disk  #: the data device (block)
     db: Disk  #: where RocksDB and its WAL live: a shared DB device, or ``disk`` itself
+    #: BlueStore's Finisher, where Luminous and Mimic run commit callbacks (resolve.COMMIT_FINISHER)
+    finisher: Thread | None = None
     pg_lock: dict[int, int] = field(default_factory=dict)
     kv_pending: list = field(default_factory=list)
     kv_running: bool = False
@@ -52,7 +54,13 @@ class OSD:
     def threads(self) -> list[Thread]:
         """Every thread of this OSD daemon."""
         return [*self.msgr, *(t for shard in self.shards for t in shard), self.aio_data,
-                self.aio_bluefs, self.kv_sync, self.kv_final]
+                self.aio_bluefs, self.kv_sync, self.kv_final,
+                *([self.finisher] if self.finisher else [])]
+
+    def commit_thread(self, pg: int) -> Thread:
+        """Where a committed txc's callback runs: the PG's shard's first thread, or
+        (Luminous, Mimic) BlueStore's one finisher thread."""
+        return self.finisher or self.shards[pg % len(self.shards)][0]
 
     def hold_pg(self, pg: int, t: int) -> None:
         """The PG lock of ``pg`` is held until at least ``t``."""
@@ -179,7 +187,8 @@ class Cluster:
             aio_bluefs=self._thread(f"{n}.bluefs_aio", cores, iowait=True),
             kv_sync=self._thread(f"{n}.kv_sync", cores, iowait=True),
             kv_final=self._thread(f"{n}.kv_final", cores),
-            disk=disk, db=db or disk)
+            disk=disk, db=db or disk,
+            finisher=self._thread(f"{n}.finisher", cores) if c.commit_finisher else None)
 
     def _build_job(self, host: str, j: int) -> ClientJob:
         cores = self.host_cores[host][1]

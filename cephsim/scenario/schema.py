@@ -39,9 +39,9 @@ def _memory_target(v: int) -> int:
         raise ValueError(f"must be at least 896 MiB (Ceph's minimum), got {v / 1024**2:g} MiB")
     return v
 
-Release = Literal["nautilus", "octopus", "pacific", "quincy", "reef", "squid", "tentacle"]
+Release = Literal["luminous", "mimic", "nautilus", "octopus", "pacific", "quincy", "reef", "squid", "tentacle"]
 #: the major version number of each release (a point release x.y.z belongs to one)
-RELEASE_MAJOR = {"nautilus": 14, "octopus": 15, "pacific": 16, "quincy": 17, "reef": 18, "squid": 19, "tentacle": 20}
+RELEASE_MAJOR = {"luminous": 12, "mimic": 13, "nautilus": 14, "octopus": 15, "pacific": 16, "quincy": 17, "reef": 18, "squid": 19, "tentacle": 20}
 
 
 class _M(BaseModel):
@@ -296,19 +296,19 @@ class Pool(_M):
 class Ceph(_M):
     """Ceph release and the settings that matter for latency."""
 
-    release: Release = Field("reef", description="Ceph release: nautilus (14), octopus (15), pacific (16), quincy (17), reef (18), squid (19) or tentacle (20).")
+    release: Release = Field("reef", description="Ceph release: luminous (12), mimic (13), nautilus (14), octopus (15), pacific (16), quincy (17), reef (18), squid (19) or tentacle (20).")
     version: str | None = Field(None, pattern=r"^\d+\.\d+\.\d+$", description="Point release, e.g. '14.2.2'; matters where a default changed inside a release (min_alloc_size_ssd 16 KiB before 14.2.8).")
     debug_logging: Literal["default", "off"] = Field("default", description="'default' debug levels (in-memory gather costs CPU per op) or all subsystems 0/0.")
     op_shards: int | None = Field(None, ge=1, description="osd_op_num_shards override (default per release and media).")
     op_threads_per_shard: int | None = Field(None, ge=1, description="osd_op_num_threads_per_shard override.")
     ms_async_op_threads: int = Field(3, ge=1, description="Messenger worker threads per process.")
-    librbd_threads: int | None = Field(None, ge=1, description="Threads a librbd client's I/O dispatch runs on; default per release: 1 (rbd_op_threads) until Octopus, 2 (librados_thread_count, the asio io_context pool) from Pacific.")
+    librbd_threads: int | None = Field(None, ge=1, description="Threads a librbd client's I/O dispatch runs on; default per release: 1 (rbd_op_threads) up to Octopus, 2 (librados_thread_count, the asio io_context pool) from Pacific.")
     profile: str | None = Field(None, description="Calibrated software-cost profile file (YAML) that overrides the release defaults; relative to the scenario file.")
     software: dict[str, float] = Field(default_factory=dict, description="Per-stage software cost overrides in kilocycles at reference per-clock speed, e.g. {osd.do_op: 120}.")
     tails: bool = Field(True, description="Model background stalls (RocksDB flush/compaction, BlueFS log) that cause tail latency.")
     osd_memory_target: Annotated[Size, AfterValidator(_memory_target)] = Field(
         4 * 1024**3, json_schema_extra={"minimum": MIN_OSD_MEMORY_TARGET}, description="osd_memory_target per OSD (default 4 GiB, at least 896 MiB as in Ceph). BlueStore's cache autotuner may use up to (1 - osd_memory_expected_fragmentation 0.15) x target - osd_memory_base 768 MiB for its caches; with workload.read_cache=warm that bounds how much of the workload's data the OSDs' buffer caches hold.")
-    wal_log_sync: bool | None = Field(None, description="Each RocksDB WAL fsync also writes and flushes BlueFS's own log, because the WAL file grew (one more write and flush per commit cycle). null = per release: no for nautilus and octopus (their RocksDB recycles WAL files), yes for pacific to squid (RocksDB >= 6.8 does not), no again for tentacle (bluefs_wal_envelope_mode, default on: the WAL records carry their own length). false on an earlier release models envelope mode.")
+    wal_log_sync: bool | None = Field(None, description="Each RocksDB WAL fsync also writes and flushes BlueFS's own log, because the WAL file grew (one more write and flush per commit cycle). null = per release: no for luminous to octopus (their RocksDB recycles WAL files), yes for pacific to squid (RocksDB >= 6.8 does not), no again for tentacle (bluefs_wal_envelope_mode, default on: the WAL records carry their own length). false on an earlier release models envelope mode.")
 
     @model_validator(mode="after")
     def _version_of_release(self) -> Ceph:
