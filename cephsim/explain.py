@@ -245,23 +245,26 @@ def _net_ends(resource: str) -> tuple[str, str]:
     return a, b
 
 
-def _db_spans_per_osd(spans: list, db_disks: set[str],
-                      osd_host: dict[int, str]) -> list:
-    """A shared DB device (``<host>.db0``) is shown as the op's OSD on that host sees it,
-    ``osdN.db``: one op uses one OSD per host, and its kv_sync cycle is that OSD's."""
-    if not db_disks:
+def _shared_spans_per_osd(spans: list, shared: dict[str, str],
+                          osd_host: dict[int, str]) -> list:
+    """A device shared by a host's OSDs (a DB device ``<host>.db0``, a split data drive
+    ``<host>.disk0``: ``shared`` maps its name to ``db`` or ``disk``) is shown as the op's
+    OSD on that host sees it, ``osdN.db`` / ``osdN.disk``: one op uses one OSD per host,
+    and its kv_sync cycle is that OSD's."""
+    if not shared:
         return spans
     osd_on: dict[str, str] = {}
     for sp in spans:
         head = sp[0].split(".", 1)[0]
-        if sp[0] not in db_disks and head.startswith("osd") and head[3:].isdigit():
+        if sp[0] not in shared and head.startswith("osd") and head[3:].isdigit():
             osd_on.setdefault(osd_host.get(int(head[3:]), ""), head)
     out = []
     for sp in spans:
-        if sp[0] in db_disks:
+        role = shared.get(sp[0])
+        if role is not None:
             osd = osd_on.get(sp[0].rsplit(".", 1)[0])
             if osd is not None:
-                sp = (f"{osd}.db", *sp[1:])
+                sp = (f"{osd}.{role}", *sp[1:])
         out.append(sp)
     return out
 
@@ -538,7 +541,9 @@ def explain(path: str | Path, overrides: Sequence[str] | None = None, which: str
         raise CephsimError.single(f"internal: traced op {seq} differs from the untraced run")
     submit, complete = int(tr["submit"]), int(tr["complete"])
     acc = [int(x) for x in tr["acc"]]
-    spans = _db_spans_per_osd(list(tr["spans"]), set(res.cluster.db_disks), r.osd_host)
+    shared = {**dict.fromkeys(res.cluster.db_disks, "db"),
+              **dict.fromkeys(res.cluster.shared_disks, "disk")}
+    spans = _shared_spans_per_osd(list(tr["spans"]), shared, r.osd_host)
     steps = critical_path(spans, submit, complete, acc)
     host_of = {sp[0]: _host_of(sp[0], r.osd_host) for sp in spans}
     for s in steps:

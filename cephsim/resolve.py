@@ -100,6 +100,7 @@ class HostConfig:
     client_cores: int | None = None  #: the client side's cpuset (None: the cores the OSDs leave)
     db_disk: DiskModel | None = None  #: a separate RocksDB/WAL device (None: on the data disk)
     db_devices: int = 0  #: DB devices on the host, shared round-robin by its OSDs
+    osds_per_device: int = 1  #: consecutive OSDs sharing one data drive
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,7 +290,8 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
                                     disk=disk, osd_ids=ids, osd_cores=g.osd_cores,
                                     netem=g.netem, leaf=index // hpl,
                                     client_cores=g.client_cores, db_disk=db,
-                                    db_devices=g.osds.db_devices if db is not None and g.osds else 0))
+                                    db_devices=g.osds.db_devices if db is not None and g.osds else 0,
+                                    osds_per_device=g.osds.per_device if disk is not None and g.osds else 1))
             index += 1
 
     topo = scenario.network.topology
@@ -390,7 +392,8 @@ def resolved_dict(r: Resolved) -> dict[str, Any]:
     return {
         "hosts": [{"name": h.name, "group": h.group, "cpu": cpu(h.cpu), "nic": model(h.nic),
                    "bond": h.bond, "disk": model(h.disk), "db_disk": model(h.db_disk),
-                   "db_devices": h.db_devices, "osd_ids": list(h.osd_ids),
+                   "db_devices": h.db_devices, "osds_per_device": h.osds_per_device,
+                   "osd_ids": list(h.osd_ids),
                    "osd_cores": h.osd_cores, "client_cores": h.client_cores,
                    "netem": model(h.netem), "leaf": h.leaf}
                   for h in r.hosts],

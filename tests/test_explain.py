@@ -268,3 +268,15 @@ def test_a_shared_db_device_is_shown_as_each_osd_sees_it() -> None:
     assert sum(s.dur for s in ex.steps) == ex.latency_ns
     text = render(ex)
     assert "osd.0.db0" not in text and ".db " in text
+
+
+def test_a_split_drive_is_shown_as_each_osd_sees_it() -> None:
+    """With osds.per_device the data drive is the host's (``<host>.disk0``); the story names
+    it after the op's OSD on that host, as for a shared DB device, and still adds up."""
+    qs = str(ROOT / "scenarios" / "quickstart.yaml")
+    ex = explain(qs, ["run.ios=300", "run.ramp_ios=20", "hosts.0.osds.count=2",
+                      "hosts.0.osds.per_device=2"], which="median", jobs=1)
+    disk_steps = [s for s in ex.steps if s.resource.endswith(".disk")]
+    assert disk_steps and all(s.resource.split(".")[0].startswith("osd") for s in disk_steps)
+    assert not any(".disk0" in sp[0] for sp in ex.spans)
+    assert sum(s.dur for s in ex.steps) == ex.latency_ns

@@ -296,10 +296,13 @@ def test_an_all_core_clock_above_boost_fails_the_cli_at_the_cpu(run_cli, tmp_pat
     ("{count: 2, disk: generic-hdd-7200, db_disk: pm9a3, db_devices: 3}",
      "3 DB devices for 2 OSDs"),
     ("{count: 2, disk: generic-hdd-7200, db_disk: optane-p4800}", "optane-p4800x"),
+    ("{count: 3, disk: pm9a3, per_device: 2}", "3 OSDs do not split evenly over drives of 2"),
+    ("{count: 2, disk: pm9a3, per_device: 0}", "greater than or equal to 1"),
 ])
 def test_bad_db_device_settings_fail_the_cli_at_their_line(run_cli, tmp_path, osds, msg):
     """DB devices without a DB model, more DB devices than OSDs, an unknown DB model (with
-    the catalog's suggestion): exit 2, file:line, no traceback, nothing run."""
+    the catalog's suggestion), OSDs that do not split evenly over their drives: exit 2,
+    file:line, no traceback, nothing run."""
     text = (ROOT / "scenarios" / "quickstart.yaml").read_text()
     old = "osds: {count: 1, disk: pm9a3}"
     assert old in text

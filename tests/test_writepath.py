@@ -301,6 +301,37 @@ def test_db_devices_are_shared_round_robin():
     assert [osds[i].db.name for i in range(4)] == ["osd0.db0", "osd0.db1", "osd0.db0", "osd0.db1"]
 
 
+def test_osds_per_device_share_one_drive():
+    """osds.per_device: consecutive OSDs split one drive (``<host>.disk0``), so its channels
+    cap them together.  With the test disk made the bottleneck (one channel, 200 us per
+    4 KiB write; size 1 and RocksDB on a fast DB device, so every op is one write to the
+    drive and nothing else is), two OSDs on one drive commit at
+    most 5000 writes/s between them and reach it; on two drives the busier one caps them at
+    5000/s over its OSD's share of the PGs.
+    Each OSD keeps its own threads, and the drive is listed once in the utilisation."""
+    slow = ("hosts.osd.osds.disk={name: slow, interface: nvme, media: flash, plp: true, "
+            "parallelism: 1, write_4k: 200us, flush: 1us, read_4k: 50us, write_bandwidth: 2GB/s, "
+            "read_bandwidth: 3GB/s, sources: {}}")
+    load = ("hosts.osd.osds.count=2", f"hosts.osd.osds.db_disk={DB_DISK}", "workload.iodepth=32",
+            "run.ios=3000", "run.ramp_ios=600")
+    shared, _ = _run(slow, *load, "hosts.osd.osds.per_device=2")
+    apart, _ = _run(slow, *load)
+    o = shared.cluster.osds
+    assert o[0].disk is o[1].disk and o[0].disk.name == "osd0.disk0"
+    assert o[0].kv_sync is not o[1].kv_sync
+    assert [d.name for d in shared.cluster.disks()] == ["osd0.disk0", "osd0.db0"]
+    assert [d.name for d in apart.cluster.disks()] == ["osd0.disk", "osd1.disk", "osd0.db0"]
+
+    def iops(res):
+        return res.records.count() / (res.runtime_ns / 1e9)
+    assert 0.9 * 5000 <= iops(shared) <= 5000 * 1.001
+    assert shared.saturation["saturated"]["resource"] == "osd0.disk0"
+    # apart, the busier drive caps the run: 5000/s over its OSD's share of the PGs
+    share = max(sum(a[0] == o for a in apart.cluster.acting) for o in (0, 1)) / len(apart.cluster.acting)
+    assert 0.9 * 5000 / share <= iops(apart) <= 5000 / share * 1.001
+    assert iops(apart) > 1.4 * iops(shared)
+
+
 def test_deferred_data_flush_only_with_a_separate_db_device():
     """BlueStore::_kv_sync_thread's force_flush: on one shared device the BlueFS sync makes
     applied deferred writes stable, so a deferred commit never flushes the data device on

@@ -77,7 +77,9 @@ def run_pair(scenario: Path, sets: list[str], seed: int | None, ios: int | None)
                       "p99_us": d.clat_percentiles.get(99.0, 0) / 1e3,
                       "critical_path_us": bd.get("write", {}).get("critical_path_us", {}),
                       "nic": sorted({h.nic.name for h in r.hosts}), "switch": r.network.switch.name,
-                      "disks": sorted({h.disk.name + (f" + DB {h.db_disk.name}" if h.db_disk else "")
+                      "disks": sorted({h.disk.name
+                                       + (f" ({h.osds_per_device} OSDs each)" if h.osds_per_device > 1 else "")
+                                       + (f" + DB {h.db_disk.name}" if h.db_disk else "")
                                        for h in r.hosts if h.disk is not None})}
     hops = []
     try:

@@ -1,8 +1,8 @@
 """Builds the simulated cluster from the resolved model: hosts, threads, disks, paths.
 
 Every component gets a dotted name (``osd3.kv_sync``, ``osd3.disk``, ``host2.db0``,
-``host2.cpu``, ``client0.job0.msgr1``) that also names its random stream and
-its metrics.  Nothing here knows the Ceph protocol: that is
+``host2.disk0`` for a drive split by several OSDs, ``host2.cpu``, ``client0.job0.msgr1``)
+that also names its random stream and its metrics.  Nothing here knows the Ceph protocol: that is
 :mod:`cephsim.writepath`.
 """
 
@@ -117,12 +117,22 @@ class Cluster:
         self.osds: dict[int, OSD] = {}
         #: every separate DB device, by name (``<host>.db0``); shared by OSDs round-robin
         self.db_disks: dict[str, Disk] = {}
+        #: data drives split by several OSDs (osds.per_device > 1), by name (``<host>.disk0``)
+        self.shared_disks: dict[str, Disk] = {}
         for h in r.hosts:
             dbs = [self._disk(f"{h.name}.db{i}", h.db_disk) for i in range(h.db_devices)
                    if h.db_disk is not None]
             self.db_disks.update((d.name, d) for d in dbs)
+            per = h.osds_per_device
             for i, o in enumerate(h.osd_ids):
-                self.osds[o] = self._build_osd(h, o, dbs[i % len(dbs)] if dbs else None)
+                data = None
+                if per > 1:  # ceph-volume batch: consecutive OSDs on one drive
+                    name = f"{h.name}.disk{i // per}"
+                    if name not in self.shared_disks:
+                        assert h.disk is not None
+                        self.shared_disks[name] = self._disk(name, h.disk)
+                    data = self.shared_disks[name]
+                self.osds[o] = self._build_osd(h, o, dbs[i % len(dbs)] if dbs else None, data)
         self.jobs: list[ClientJob] = []
         for j in range(r.scenario.workload.numjobs):
             host = r.clients[j % len(r.clients)]
@@ -170,14 +180,15 @@ class Cluster:
 
     def disks(self) -> list[Disk]:
         """Every device once: the OSDs' data disks, then the separate DB devices."""
-        return [o.disk for o in self.osds.values()] + list(self.db_disks.values())
+        data = {id(o.disk): o.disk for o in self.osds.values()}  # a shared drive once
+        return list(data.values()) + list(self.db_disks.values())
 
-    def _build_osd(self, h: HostConfig, o: int, db: Disk | None) -> OSD:
+    def _build_osd(self, h: HostConfig, o: int, db: Disk | None, data: Disk | None = None) -> OSD:
         cores = self.host_cores[h.name][0]
         c = self.r.ceph
         n = f"osd{o}"
         assert h.disk is not None
-        disk = self._disk(f"{n}.disk", h.disk)
+        disk = data or self._disk(f"{n}.disk", h.disk)
         return OSD(
             id=o, name=n, host=h.name,
             msgr=[self._thread(f"{n}.msgr{i}", cores) for i in range(c.msgr_workers)],

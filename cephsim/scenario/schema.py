@@ -95,13 +95,17 @@ class CPUTuning(_M):
 class OSDGroup(_M):
     """The OSDs of one host: how many, and on which drive model."""
 
-    count: int = Field(1, ge=0, description="OSD daemons per host (one drive each).")
+    count: int = Field(1, ge=0, description="OSD daemons per host (one drive each, or per_device of them per drive).")
     disk: str | DiskModel = Field(description="Catalog disk id (see `cephsim catalog disks`) or an inline disk model.")
     db_disk: str | DiskModel | None = Field(None, description="A separate RocksDB device (BlueStore block.db; the WAL goes with it): catalog disk id or inline model.  Every kv commit's WAL write and flush (and a deferred write's data, which rides in the WAL) goes there; data writes, deferred writes' final place and reads go to `disk`.  null = RocksDB on the data disk (one device per OSD).")
     db_devices: int = Field(1, ge=1, description="DB devices per host when db_disk is set; the host's OSDs share them round-robin (one NVMe in front of 12 HDDs: 1).")
+    per_device: int = Field(1, ge=1, description="OSD daemons sharing each data drive (`ceph-volume lvm batch --osds-per-device`): consecutive OSDs split one drive, whose channels, queue, volatile cache and flushes they share; each OSD keeps its own threads.  count must be a multiple (12 OSDs on 6 NVMe: count 12, per_device 2).")
 
     @model_validator(mode="after")
     def _db(self) -> OSDGroup:
+        if self.count % self.per_device:
+            raise ValueError(f"per_device: {self.count} OSDs do not split evenly over drives of "
+                             f"{self.per_device} OSDs each (count must be a multiple of per_device)")
         if self.db_disk is None and self.db_devices != 1:
             raise ValueError("db_devices: needs db_disk (the model of the DB devices)")
         if self.db_disk is not None and self.db_devices > max(1, self.count):
