@@ -93,8 +93,12 @@ class Disk:
         #: HDD: start times of the commands still waiting (None: no reordering modelled)
         self.waiting: deque[int] | None = deque() if hdd else None
 
-    def _io(self, t: int, service: int, extra: int, acc: list[int] | None,
-            kind: str = "io") -> int:
+    def _io(self, t: int, sampler: Sampler, extra: int, acc: list[int] | None,
+            kind: str) -> int:
+        """One access arriving at ``t``: its service time drawn from ``sampler`` (the
+        command-queue choice on an HDD), on the first free channel, behind the data pipe
+        for the bytes beyond 4 KiB.  Returns its completion time."""
+        service = self._access(t, sampler)
         chan = self.chan
         i = chan.index(min(chan))
         start = chan[i] if chan[i] > t else t
@@ -107,6 +111,8 @@ class Disk:
         chan[i] = end
         self.ios += 1
         self.busy_ns += end - start
+        if self.waiting is not None:
+            self.waiting.append(end - service)  # when it starts (one channel: in order)
         if acc is not None:
             acc[3] += end - start
             acc[4] += start - t
@@ -129,25 +135,15 @@ class Disk:
                 best = x
         return best
 
-    def _queue(self, end: int, service: int) -> None:
-        if self.waiting is not None:
-            self.waiting.append(end - service)  # when it starts (one channel: in order)
-
     def write(self, t: int, nbytes: int, acc: list[int] | None) -> int:
         extra = int((nbytes - 4096) / self.write_bw) if nbytes > 4096 else 0
         if self.per_dirty_ns:
             self.dirty += math.ceil(nbytes / 4096)
-        service = self._access(t, self.write_s)
-        end = self._io(t, service, extra, acc, "write")
-        self._queue(end, service)
-        return end
+        return self._io(t, self.write_s, extra, acc, "write")
 
     def read(self, t: int, nbytes: int, acc: list[int] | None) -> int:
         extra = int((nbytes - 4096) / self.read_bw) if nbytes > 4096 else 0
-        service = self._access(t, self.read_s)
-        end = self._io(t, service, extra, acc, "read")
-        self._queue(end, service)
-        return end
+        return self._io(t, self.read_s, extra, acc, "read")
 
     def background(self, nbytes: float) -> None:
         """Bytes written off any op's path that dirty a volatile cache (no-PLP drives)."""
@@ -162,25 +158,21 @@ class Disk:
                 acc[4] += end - t
             return end
         service = self.flush_s.draw()
-        if not self.barrier:  # no volatile cache: the block layer sends no command
-            self.flushes += 1
-            if acc is not None:
-                acc[3] += service
-                if type(acc) is not list:  # a traced op
-                    acc.spans.append((self.name, "flush", t, t, t + service, 0))  # type: ignore[attr-defined]
-            return t + service
-        chan = self.chan
-        drained = max(chan)
-        start = drained if drained > t else t
-        if self.per_dirty_ns:
-            if self.dirty > 1:
-                service += int((self.dirty - 1) * self.per_dirty_ns)
-            self.dirty = 0.0
-        end = start + service
-        chan[:] = [end] * len(chan)
-        self.flush_start, self.flush_end = start, end
+        if self.barrier:  # FLUSH CACHE: drains the channels, then holds the whole device
+            chan = self.chan
+            drained = max(chan)
+            start = drained if drained > t else t
+            if self.per_dirty_ns:
+                if self.dirty > 1:
+                    service += int((self.dirty - 1) * self.per_dirty_ns)
+                self.dirty = 0.0
+            end = start + service
+            chan[:] = [end] * len(chan)
+            self.flush_start, self.flush_end = start, end
+            self.busy_ns += service * len(chan)
+        else:  # no volatile cache: the block layer sends no command, only the syscall
+            start, end = t, t + service
         self.flushes += 1
-        self.busy_ns += service * len(chan)
         if acc is not None:
             acc[3] += service
             acc[4] += start - t

@@ -102,7 +102,7 @@ class OSDGroup(_M):
     per_device: int = Field(1, ge=1, description="OSD daemons sharing each data drive (`ceph-volume lvm batch --osds-per-device`): consecutive OSDs split one drive, whose channels, queue, volatile cache and flushes they share; each OSD keeps its own threads.  count must be a multiple (12 OSDs on 6 NVMe: count 12, per_device 2).")
 
     @model_validator(mode="after")
-    def _db(self) -> OSDGroup:
+    def _drives(self) -> OSDGroup:
         if self.count % self.per_device:
             raise ValueError(f"per_device: {self.count} OSDs do not split evenly over drives of "
                              f"{self.per_device} OSDs each (count must be a multiple of per_device)")
