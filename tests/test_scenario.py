@@ -171,6 +171,21 @@ def test_version_of_another_release_fails_the_cli_at_its_line(run_cli):
     assert "Traceback" not in r.stderr + r.stdout
 
 
+@pytest.mark.parametrize(("sets", "msg"), [
+    (["ceph.release=jewel"], "Input should be 'luminous', 'mimic', 'nautilus'"),
+    (["ceph.release=mimic", "ceph.version=12.2.13"],
+     "12.2.13 is not a mimic (13.x) point release (12.x is luminous)"),
+])
+def test_unknown_release_or_foreign_version_fails_the_cli(run_cli, sets, msg):
+    """A release before Luminous (not modelled) or a Luminous point release given to Mimic:
+    exit status 2, the offending --set named, the valid choices or the hint, no traceback."""
+    args = [a for kv in sets for a in ("--set", kv)]
+    r = run_cli("validate", ROOT / "scenarios" / "quickstart.yaml", *args)
+    assert r.exit_code == 2
+    assert f"--set {sets[-1]}" in r.stderr and msg in r.stderr
+    assert "Traceback" not in r.stderr + r.stdout
+
+
 @pytest.mark.parametrize(("release", "disk", "expected"), [
     ("squid", "generic-hdd-7200", (5, 1)),
     ("tentacle", "generic-hdd-7200", (1, 5)),  # PR #58509: one shard of five threads on HDD
