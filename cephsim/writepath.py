@@ -213,7 +213,8 @@ class Protocol:
                     for x in pool[1:]:
                         if x.free_at < th.free_at:
                             th = x
-                t = th.run(t, self.kcs("client.librbd", "client.objecter"), acc)
+                t = th.run(t, self.kcs("client.librbd", "client.objecter", "client.librbd_write")
+                           if op.is_write else self.kcs("client.librbd", "client.objecter"), acc)
             else:  # rados: aio_write runs the Objecter in the caller's thread
                 t = job.app.run(t, self.kc("client.objecter"), acc, handoff=False)
             if k.must_yield(t):

@@ -40,7 +40,7 @@ CONSTANT = HERE / "scenarios" / "constant.yaml"
 
 # --- the numbers of tests/scenarios/constant.yaml and profiles/constant.yaml
 KC = {
-    "client.submit": 8, "client.librbd": 26, "client.msgr_send": 12, "client.msgr_recv": 11,
+    "client.submit": 8, "client.librbd": 26, "client.librbd_write": 7, "client.msgr_send": 12, "client.msgr_recv": 11,
     "client.finisher": 9, "client.complete": 5, "osd.msgr_recv": 18, "osd.do_op": 80,
     "osd.repop_send": 14, "osd.bluestore_submit": 45, "osd.aio_complete": 9.5, "osd.kv_sync": 9,
     "osd.kv_apply": 28,
@@ -118,7 +118,10 @@ def bluestore(wal_log_sync: bool = True, db: tuple[int, int] | None = None) -> i
 
 
 def client_send(out: int) -> int:
-    return (cpu(kc("client.submit"), woken=False) + cpu(kc("client.librbd"))
+    """fio's submit, the librbd dispatch thread (with its write-only layers for a write:
+    ``out`` carries the data), the msgr-worker's send."""
+    librbd = kc("client.librbd") + (kc("client.librbd_write") if out > OSDOP_HDR else 0)
+    return (cpu(kc("client.submit"), woken=False) + cpu(librbd)
             + cpu(kc("client.msgr_send") + kc("kernel.tcp_tx", out)))
 
 
