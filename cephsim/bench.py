@@ -70,7 +70,7 @@ def _run_one(ios: int, iodepth: int, clients: int) -> dict[str, Any]:
         "ratio_model_steps_to_bare_simpy": round(res.kernel_steps / res.wall_s / bare, 4),
         "cost_per_io_in_bare_simpy_events": round(bare * res.wall_s / done, 2),
         "wall_us_per_io": round(res.wall_s / done * 1e6, 2),
-        "simulated_iops": round(res.records.count() / (res.runtime_ns / 1e9), 1),
+        "simulated_iops": round(res.iops, 1),
     }
 
 

@@ -60,6 +60,11 @@ class RunResult:
     cluster: Any = field(default=None, repr=False, compare=False)
 
     @property
+    def iops(self) -> float:
+        """Measured I/Os per second of the measured window (after ramp)."""
+        return self.records.count() / (self.runtime_ns / 1e9)
+
+    @property
     def scenario(self) -> Scenario:
         return self.resolved.scenario
 

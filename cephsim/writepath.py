@@ -129,6 +129,11 @@ class Protocol:
                      for s in costs.kcycles}
         self.jitter = jitter  #: multiplicative CPU-work factors (``jitter.draw()``)
         self.per_kib = self.cost["kernel.per_kib"]
+        #: a librbd dispatch thread's work per op, by is_write (a write also runs the
+        #: layers a read skips); summed once here, not per op
+        self.librbd_kc = {w: sum(self.cost[s] for s in ("client.librbd", "client.objecter")
+                                 + (("client.librbd_write",) if w else ()))
+                          for w in (False, True)}
         self.engine = r.scenario.workload.engine
         self.size = r.scenario.pool.size
         self.deferred = r.ceph.write_mode == "deferred"
@@ -175,10 +180,6 @@ class Protocol:
         return th, t_lock
 
     # ------------------------------------------------------------ client side
-    def kcs(self, *stages: str) -> float:
-        """Kilocycles of several stages run back to back in one thread (one variability draw)."""
-        return sum(self.cost[s] for s in stages) * self.jitter.draw()
-
     def client_io(self, op: Op, primary: OSD, done: Join) -> Generator[Any, Any, None]:
         """Kernel process: one fio I/O from submission to completion.
 
@@ -213,8 +214,7 @@ class Protocol:
                     for x in pool[1:]:
                         if x.free_at < th.free_at:
                             th = x
-                t = th.run(t, self.kcs("client.librbd", "client.objecter", "client.librbd_write")
-                           if op.is_write else self.kcs("client.librbd", "client.objecter"), acc)
+                t = th.run(t, self.librbd_kc[op.is_write] * self.jitter.draw(), acc)
             else:  # rados: aio_write runs the Objecter in the caller's thread
                 t = job.app.run(t, self.kc("client.objecter"), acc, handoff=False)
             if k.must_yield(t):

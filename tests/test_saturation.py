@@ -20,14 +20,10 @@ def _pvc(*sets: str):
                         scenario_path=PVC)
 
 
-def _iops(res) -> float:
-    return res.records.count() / (res.runtime_ns / 1e9)
-
-
 def test_randwrite_gains_with_osd_cores() -> None:
-    vals = [_iops(_pvc(f"hosts.pvc.osd_cores={c}")) for c in (1, 2, 4)]
+    vals = [_pvc(f"hosts.pvc.osd_cores={c}").iops for c in (1, 2, 4)]
     assert vals[0] < vals[1] < vals[2]
-    assert _iops(_pvc()) > vals[2]  # no limit: all 32 cores
+    assert _pvc().iops > vals[2]  # no limit: all 32 cores
 
 
 def test_cpu_limit_reports_osd_cpuset_saturated() -> None:
@@ -48,7 +44,7 @@ def test_4m_sequential_is_network_bound() -> None:
     assert doc["cephsim"]["saturation"]["saturated"]["kind"] == "network"
     assert "saturated:" in render_run(res, "text")
     # a 10GbE member carries at most 1.25 GB/s; the client write rate stays below it
-    mbps = _iops(res) * 4 * 2**20 / 1e6
+    mbps = res.iops * 4 * 2**20 / 1e6
     assert mbps < 1250
 
 
@@ -58,7 +54,7 @@ def test_seed001_scenarios_run_and_name_the_disk(name: str) -> None:
                        scenario_path=SC / name)
     # consumer SATA flushes saturate: the busiest resource is a disk
     assert res.saturation["busiest"][0]["kind"] == "disk"
-    assert 150 < _iops(res) < 600
+    assert 150 < res.iops < 600
 
 
 KRBD = SC / "nvme-krbd-randrw-qd64.yaml"
@@ -77,7 +73,7 @@ def test_kernel_client_reads_replies_per_osd_connection() -> None:
     completed = sum(th.busy_ns for th in conns.values())
     assert 0 < sent_only and 0 < completed
     # a single krbd job at iodepth 64 is no longer capped by one kernel thread doing both
-    assert _iops(res) > 50_000
+    assert res.iops > 50_000
 
 
 def test_kernel_stages_do_not_take_the_release_scale() -> None:
@@ -106,7 +102,7 @@ def test_kv_apply_caps_an_osds_commit_rate(apply_kc: int) -> None:
         "workload.iodepth=64", "workload.numjobs=4", "run.ios=8000", "run.ramp_ios=1000",
         f"ceph.software={{osd.kv_apply: {apply_kc}}}"]), scenario_path=CONSTANT)
     cap = 1e9 / (apply_kc * 1e3)  # txcs per second: 1 kcycle = 1 us on this CPU
-    iops = _iops(res)
+    iops = res.iops
     assert iops <= cap * 1.001
     # and it is that cap the run reaches, not another one.  Batches of ~120 txcs take ~2
     # cycles (~15 ms) to come through, which fio's window (first submission to last
@@ -123,7 +119,7 @@ def test_kv_sync_cycle_grows_with_the_batch() -> None:
     assert osd.kv_batched > osd.kv_cycles  # batches of more than one txc formed
     res_no_apply = run_scenario(load_scenario(CONSTANT, [*base, "ceph.software={osd.kv_apply: 0}"]),
                                 scenario_path=CONSTANT)
-    assert _iops(res_no_apply) > _iops(res)
+    assert res_no_apply.iops > res.iops
 
 
 SINGLE = SC / "classic-osd-single-node.yaml"
@@ -135,7 +131,7 @@ def test_single_osd_plateau_is_set_by_its_own_threads() -> None:
     stay near it, and the limit must be one of the OSD's single threads, not the cores."""
     res = run_scenario(load_scenario(SINGLE, ["workload.iodepth=64", "run.ios=20000",
                                               "run.ramp_ios=5000"]), scenario_path=SINGLE)
-    assert 0.85 * 104_800 < _iops(res) < 1.15 * 104_800
+    assert 0.85 * 104_800 < res.iops < 1.15 * 104_800
     sat = res.saturation["saturated"]
     assert sat["kind"] == "thread" and sat["resource"].startswith("osd0.")
 
@@ -153,7 +149,7 @@ def test_librbd_dispatch_pool_caps_one_client(threads: int, rw: str) -> None:
         f"workload.rw={rw}"]), scenario_path=CONSTANT)
     # client.librbd 192 + objecter 8 kcycles, + librbd_write 7 for a write only
     cap = threads * 1e9 / (207e3 if rw == "randwrite" else 200e3)
-    assert cap * 0.97 <= _iops(res) <= cap * 1.001
+    assert cap * 0.97 <= res.iops <= cap * 1.001
     assert ".job0.librbd" in res.saturation["saturated"]["resource"]
 
 
@@ -180,9 +176,9 @@ def test_luminous_commit_finisher_caps_an_osd() -> None:
     reef = run_scenario(load_scenario(CONSTANT, [*sets, "ceph.release=reef"]),
                         scenario_path=CONSTANT)
     cap = 1e9 / 203e3
-    assert cap * 0.9 <= _iops(lum) <= cap * 1.001
+    assert cap * 0.9 <= lum.iops <= cap * 1.001
     assert lum.saturation["saturated"]["resource"] == "osd0.finisher"
-    assert _iops(reef) > 2 * cap
+    assert reef.iops > 2 * cap
     assert "finisher" not in (reef.saturation["saturated"] or {}).get("resource", "")
 
 
@@ -250,11 +246,11 @@ def test_client_cpuset_caps_the_client_side() -> None:
     assert one.saturation["saturated"]["resource"] == "client0.cpu"
     assert 0.97 <= one.cpu_cores["clients"]["client0"] <= 1.0
     assert two.cpu_cores["clients"]["client0"] <= 2.0
-    assert _iops(two) > 1.6 * _iops(one)
+    assert two.iops > 1.6 * one.iops
     smt = run(1)  # the core's two hardware threads: busier, not twice as fast
     assert smt.saturation["saturated"]["resource"] == "client0.cpu"
     assert 1.94 <= smt.cpu_cores["clients"]["client0"] <= 2.0
-    assert _iops(one) < _iops(smt) <= 1.25 * _iops(one) * 1.02
+    assert one.iops < smt.iops <= 1.25 * one.iops * 1.02
 
 
 @pytest.mark.parametrize("sets,msg", [
