@@ -139,11 +139,6 @@ class Package:
         self.busy_ns += end - start
         self.hz_ns += (end - start) * self.cap_hz
 
-    @property
-    def mean_ceiling_hz(self) -> float:
-        """The boost ceiling averaged over busy core time (max_hz if never busy)."""
-        return self.hz_ns / self.busy_ns if self.busy_ns else self.max_hz
-
 
 class Core:
     """One logical CPU (a hardware thread; the whole core when SMT is off)."""
