@@ -111,6 +111,41 @@ def test_smt_off_serialises_on_one_core_and_more_cores_run_apart() -> None:
     assert b.run(0, 500.0, None, handoff=False) == w and b.last_core.index == 1
 
 
+def test_a_hand_off_runs_in_the_idle_gap_a_booking_ahead_left() -> None:
+    """One core.  A thread with 1 ms of queued work books the core from 1 ms on; a
+    hand-off due at 0.1 ms runs at once in the idle gap before that booking instead of
+    queueing behind it, and the booking does not move."""
+    cs = _smt(1, "hosts.osd.tuning.smt=false", "hosts.osd.tuning.max_cstate=POLL")
+    w = _solo_ns(cs, 500.0)
+    ahead, late = Thread("ahead", cs, home=0, wakeup_kc=0.0), Thread("late", cs, home=0, wakeup_kc=0.0)
+    ahead.free_at = 1_000 * US  # its earlier work keeps it busy elsewhere until 1 ms
+    booked_end = ahead.run(0, 500.0, None, handoff=False)
+    assert booked_end == 1_000 * US + w
+    assert late.run(100 * US, 500.0, None, handoff=False) == 100 * US + w
+    assert cs.cores[0].busy_until == booked_end and ahead.free_at == booked_end
+    # the rest of the gap stays usable: a second hand-off starts where the first ended
+    assert late.run(100 * US, 10.0, None, handoff=False) == 100 * US + w + _solo_ns(cs, 10.0)
+
+
+def test_a_run_that_overruns_the_gap_moves_the_booking_back() -> None:
+    """The gap is 0.3 ms, the late run longer: it starts at 0.2 ms in the gap, ends past
+    the booking's start, and the booking (and its thread) move back by the overrun: the
+    core never does two runs at once."""
+    cs = _smt(1, "hosts.osd.tuning.smt=false", "hosts.osd.tuning.max_cstate=POLL")
+    w = _solo_ns(cs, 500.0)
+    long = _solo_ns(cs, 2000.0)
+    assert long > 300 * US
+    ahead, late = Thread("ahead", cs, home=0, wakeup_kc=0.0), Thread("late", cs, home=0, wakeup_kc=0.0)
+    ahead.free_at = 500 * US
+    booked_end = ahead.run(0, 500.0, None, handoff=False)  # booked [0.5 ms, 0.5 ms + w)
+    assert booked_end == 500 * US + w
+    cs.cores[0].gap_start = 200 * US  # the core was busy until 0.2 ms
+    end = late.run(200 * US, 2000.0, None, handoff=False)
+    assert end == 200 * US + long
+    over = end - 500 * US
+    assert cs.cores[0].busy_until == booked_end + over and ahead.free_at == booked_end + over
+
+
 def test_a_core_sleeps_only_once_both_threads_are_idle() -> None:
     cs = _smt(1)
     deep = cs.penalties[-1]
