@@ -28,7 +28,7 @@ class Format(str, Enum):
 ScenarioArg = Annotated[Path, typer.Argument(help="Scenario YAML file.", show_default=False)]
 SetOpt = Annotated[Optional[list[str]], typer.Option(
     "--set", help="Override a field: dotted.path=value (YAML value, units allowed). Repeatable.")]
-SeedOpt = Annotated[Optional[int], typer.Option("--seed", help="Seed (overrides run.seed).")]
+SeedOpt = Annotated[Optional[int], typer.Option("--seed", min=0, help="Seed (overrides run.seed).")]
 FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
 OutputOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file (atomically) instead of stdout.")]
 
@@ -55,6 +55,7 @@ def run(scenario: ScenarioArg, seed: SeedOpt = None, set_: SetOpt = None,
         ) -> None:
     """Simulate a scenario and print a fio-style report (or fio-compatible JSON)."""
     try:
+        from cephsim.output import check_outputs
         from cephsim.report.render import render_run
         from cephsim.runner import run_scenario
         from cephsim.scenario.load import load_resolved
@@ -62,6 +63,7 @@ def run(scenario: ScenarioArg, seed: SeedOpt = None, set_: SetOpt = None,
         from cephsim.progress import ProgressBar
         from cephsim.runner import progress_total
 
+        check_outputs({"--output": output}, [scenario])
         sc, resolved = load_resolved(scenario, set_)
         with ProgressBar(progress_total(sc), f"simulating {sc.name}", quiet=quiet) as bar:
             res = run_scenario(sc, scenario_path=scenario, seed=seed, resolved=resolved,
@@ -88,9 +90,12 @@ def validate(scenario: ScenarioArg, set_: SetOpt = None) -> None:
 @app.command()
 def schema(output: OutputOpt = None) -> None:
     """Print the JSON Schema of the scenario format (for editor completion)."""
-    from cephsim.scenario.jsonschema import scenario_json_schema
+    try:
+        from cephsim.scenario.jsonschema import scenario_json_schema
 
-    _emit(json.dumps(scenario_json_schema(), indent=2) + "\n", output)
+        _emit(json.dumps(scenario_json_schema(), indent=2) + "\n", output)
+    except CephsimError as e:
+        _fail(e)
 
 
 @app.command()
@@ -106,7 +111,7 @@ def catalog(kind: Annotated[Optional[str], typer.Argument(
 
 
 @app.command()
-def bench(ios: Annotated[int, typer.Option(help="Simulated writes to time.")] = 20000,
+def bench(ios: Annotated[int, typer.Option(min=1000, help="Simulated writes to time.")] = 20000,
           format: FormatOpt = Format.text) -> None:
     """Measure simulation speed next to a bare-SimPy event loop in the same run."""
     from cephsim.bench import bench_text, run_bench

@@ -40,7 +40,7 @@ SchedOpt = Annotated[Optional[str], typer.Option("--scheduler", help="Dask sched
 SetOpt = Annotated[Optional[list[str]], typer.Option(
     "--set", help="path=v1,v2,... (a sweep axis) or path=value. Repeatable.")]
 OutOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of stdout.")]
-SeedOpt = Annotated[Optional[int], typer.Option("--seed", help="Base seed (default: run.seed).")]
+SeedOpt = Annotated[Optional[int], typer.Option("--seed", min=0, help="Base seed (default: run.seed).")]
 
 
 def _fail(err: CephsimError) -> None:
@@ -55,9 +55,9 @@ def _emit(text: str, output: Path | None) -> None:
     emit(text, output)
 
 
-def _plot_suffix(plot: Path | None) -> None:
+def _plot_suffix(plot: Path | None, option: str = "--plot") -> None:
     if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
-        raise CephsimError.single(f"--plot {plot}: the file must end in .png, .svg or .pdf")
+        raise CephsimError.single(f"{option} {plot}: the file must end in .png, .svg or .pdf")
 
 
 def register(app: typer.Typer) -> None:
@@ -75,9 +75,11 @@ def register(app: typer.Typer) -> None:
               quiet: QuietOpt = False) -> None:
         """Run a grid of variants (all combinations of the --set lists), each with K seeds."""
         try:
+            from cephsim.output import check_outputs
             from cephsim.sweep import run_sweep
 
             _plot_suffix(plot)
+            check_outputs({"--output": output, "--plot": plot}, [scenario])
             res = run_sweep(scenario, set_ or [], seeds=seeds, seed=seed, jobs=jobs,
                             executor=executor.value, scheduler=scheduler, quiet=quiet)
             text = {"text": res.to_text, "json": res.to_json, "csv": res.to_csv}[format.value]()
@@ -101,6 +103,9 @@ def register(app: typer.Typer) -> None:
         """Side by side: IOPS and latency, differences with confidence intervals, and the stages behind them."""
         try:
             from cephsim.compare import compare as do_compare
+            from cephsim.output import check_outputs
+
+            check_outputs({"--output": output}, list(scenarios))
 
             c = do_compare(scenarios, set_ or [], seeds=seeds, seed=seed, jobs=jobs,
                            executor=executor.value, scheduler=scheduler, quiet=quiet)
@@ -117,6 +122,9 @@ def register(app: typer.Typer) -> None:
         """Compare a simulated result with a measured fio result, side by side."""
         try:
             from cephsim.compare import compare_fio as do
+            from cephsim.output import check_outputs
+
+            check_outputs({"--output": output}, [simulated, measured])
 
             c = do(simulated, measured, direction)
             _emit(c.to_json() if format is CmpFormat.json else c.to_text(), output)
@@ -127,7 +135,7 @@ def register(app: typer.Typer) -> None:
     def explain(scenario: Annotated[Path, typer.Argument(help="Scenario YAML file.", show_default=False)],
                 op: Annotated[str, typer.Option("--op", help="median, p99 (any pNN), or an op number.")] = "median",
                 set_: Annotated[Optional[list[str]], typer.Option("--set", help="Override a field. Repeatable.")] = None,
-                seed: Annotated[Optional[int], typer.Option("--seed", help="Seed (overrides run.seed).")] = None,
+                seed: Annotated[Optional[int], typer.Option("--seed", min=0, help="Seed (overrides run.seed).")] = None,
                 plot: Annotated[Optional[Path], typer.Option("--plot", help="Also draw the op's timeline (.png or .svg).")] = None,
                 latency_plot: Annotated[Optional[Path], typer.Option("--latency-plot", help="Also draw the run's latency CDF and histogram (.png or .svg).")] = None,
                 ablations: Annotated[bool, typer.Option("--ablations/--no-ablations", help="Run the what-if ablations.")] = True,
@@ -136,8 +144,12 @@ def register(app: typer.Typer) -> None:
         try:
             from cephsim.explain import explain as do, render
 
+            from cephsim.output import check_outputs
+
             _plot_suffix(plot)
-            _plot_suffix(latency_plot)
+            _plot_suffix(latency_plot, "--latency-plot")
+            check_outputs({"--output": output, "--plot": plot, "--latency-plot": latency_plot},
+                          [scenario])
             ex = do(scenario, set_ or [], which=op, seed=seed, ablations=ablations, jobs=jobs,
                     quiet=quiet)
             if plot is not None:

@@ -11,10 +11,12 @@ A distribution is written in YAML as a mapping with a ``dist`` key::
 
 or as a plain duration string (``"15us"``), which means a constant.
 
-Samples are integer nanoseconds.  Nothing is truncated silently: a
-distribution that can go negative (``normal``) is rejected for service times
-unless its mean is at least 6 standard deviations above zero; the caller
-decides, and the check is in :meth:`DistSpec.validate_nonnegative`.
+Samples are integer nanoseconds, and every distribution here is a service time,
+so none may go below zero.  Nothing is truncated silently: negative values,
+shifts or bounds are rejected, and a ``normal`` is accepted only when its mean
+is at least 6 standard deviations above zero (a negative draw then has odds
+below 1e-9).  ``sigma`` is capped at 5 (a p99 over 100 000 x the median): past
+that a lognormal's mean is dominated by draws beyond any real device.
 
 Sampling is batched: a :class:`Sampler` draws 4096 values at a time from its
 own :class:`numpy.random.Generator` and hands them out one by one, which is
@@ -32,6 +34,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_valida
 from cephsim.units import parse_duration_ns
 
 _Z99 = 2.3263478740408408  # standard normal quantile at 0.99
+MAX_SIGMA = 5.0  #: largest lognormal shape accepted (see the module docstring)
 
 
 def _dur(v: Any) -> int:
@@ -46,7 +49,7 @@ class Constant(_Base):
     """Always the same value."""
 
     dist: Literal["constant"] = "constant"
-    value: int = Field(description="The value, e.g. '15us'.")
+    value: int = Field(ge=0, description="The value, e.g. '15us'.")
 
     _v = field_validator("value", mode="before")(lambda cls, v: _dur(v))
 
@@ -64,9 +67,9 @@ class LogNormal(_Base):
 
     dist: Literal["lognormal"] = "lognormal"
     median: int = Field(description="Median, e.g. '15us'.")
-    sigma: float | None = Field(None, ge=0, description="Shape (std. dev. of ln X). Give sigma or p99.")
+    sigma: float | None = Field(None, ge=0, le=MAX_SIGMA, description="Shape (std. dev. of ln X). Give sigma or p99.")
     p99: int | None = Field(None, description="99th percentile; sets sigma = ln(p99/median)/2.326.")
-    shift: int = Field(0, description="Constant added to every sample (a hard minimum), e.g. '5us'.")
+    shift: int = Field(0, ge=0, description="Constant added to every sample (a hard minimum), e.g. '5us'.")
 
     _m = field_validator("median", "shift", mode="before")(lambda cls, v: _dur(v))
 
@@ -83,6 +86,9 @@ class LogNormal(_Base):
             raise ValueError("median must be positive")
         if self.p99 is not None and self.p99 < self.median:
             raise ValueError("p99 must not be below the median")
+        if self.shape > MAX_SIGMA:
+            raise ValueError(f"p99 is more than {math.exp(MAX_SIGMA * _Z99):.0f} x the median "
+                             f"(sigma {self.shape:.1f} > {MAX_SIGMA:g})")
         return self
 
     @property
@@ -106,9 +112,16 @@ class Normal(_Base):
 
     dist: Literal["normal"] = "normal"
     mean: int
-    stddev: int
+    stddev: int = Field(ge=0)
 
     _m = field_validator("mean", "stddev", mode="before")(lambda cls, v: _dur(v))
+
+    @model_validator(mode="after")
+    def _nonnegative(self) -> Normal:
+        if self.mean < 6 * self.stddev:
+            raise ValueError("a service time cannot go negative: a normal needs mean >= 6 x "
+                             "stddev (use lognormal for a wide spread)")
+        return self
 
     @property
     def mean_ns(self) -> float:
@@ -123,7 +136,7 @@ class Uniform(_Base):
     """Uniform on [low, high) (netem's default jitter shape)."""
 
     dist: Literal["uniform"] = "uniform"
-    low: int
+    low: int = Field(ge=0)
     high: int
 
     _m = field_validator("low", "high", mode="before")(lambda cls, v: _dur(v))
@@ -147,7 +160,7 @@ class Exponential(_Base):
     """Exponential with the given mean (memoryless waits, Poisson gaps)."""
 
     dist: Literal["exponential"] = "exponential"
-    mean: int
+    mean: int = Field(ge=0)
 
     _m = field_validator("mean", mode="before")(lambda cls, v: _dur(v))
 
@@ -161,7 +174,7 @@ class Exponential(_Base):
 
 
 class MixturePart(_Base):
-    weight: float = Field(gt=0)
+    weight: float = Field(gt=0, allow_inf_nan=False)
     of: DistSpec
 
 

@@ -4,21 +4,55 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from cephsim.errors import CephsimError
 
 
-def check_output_dir(path: str | Path) -> Path:
-    """The directory ``path`` would be written to; an error if it does not exist.
+def check_output_dir(path: str | Path, option: str = "--output") -> Path:
+    """The directory ``path`` would be written to; an error if it does not exist or if
+    ``path`` is itself a directory.
 
-    Commands that compute for minutes call it before they start, not only at the write.
+    Commands that compute for minutes call it (through :func:`check_outputs`) before
+    they start, not only at the write.
     """
     p = Path(path)
+    if p.is_dir():
+        raise CephsimError.single(f"{option} {p}: is a directory; give a file name")
     directory = p.parent if str(p.parent) else Path(".")
     if not directory.is_dir():
-        raise CephsimError.single("output directory does not exist", file=str(p))
+        raise CephsimError.single(f"{option} {p}: output directory does not exist")
     return directory
+
+
+def check_outputs(outputs: dict[str, Path | None], inputs: Sequence[Path] = ()) -> None:
+    """Refuse, before any work, output files that cannot be written or would replace
+    an input (``cephsim run s.yaml -o s.yaml`` would overwrite the scenario)."""
+    ins = [_same_key(i) for i in inputs]
+    for option, path in outputs.items():
+        if path is None:
+            continue
+        check_output_dir(path, option)
+        if _same_key(path) in ins:
+            raise CephsimError.single(f"{option} {path}: is one of the input files; "
+                                      "write the result somewhere else")
+
+
+def _same_key(p: Path) -> tuple[int, int] | str:
+    try:
+        st = p.stat()
+        return (st.st_dev, st.st_ino)
+    except OSError:
+        return str(p.resolve())
+
+
+def file_mode() -> int:
+    """The mode a plain ``open(path, "w")`` would give: 0666 less the umask (mkstemp's
+    temporary files are 0600, which would make results unreadable to the group)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
 
 
 def write_atomic(path: str | Path, text: str) -> None:
@@ -28,6 +62,7 @@ def write_atomic(path: str | Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
+        os.chmod(tmp, file_mode())
         os.replace(tmp, p)
     except BaseException:
         try:

@@ -18,6 +18,8 @@ when a figure is drawn.
 from __future__ import annotations
 
 import math
+import os
+import tempfile
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -44,13 +46,22 @@ def _save(fig: Any, path: str | Path) -> Path:
     p = Path(path)
     if p.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise CephsimError.single(f"{p}: a figure file must end in .png, .svg or .pdf")
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(p.name + ".tmp" + p.suffix)
-    fig.savefig(tmp, dpi=120, bbox_inches="tight", format=p.suffix.lower()[1:])
-    tmp.replace(p)
+    from cephsim.output import check_output_dir, file_mode
+
+    directory = check_output_dir(p, "--plot")
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.stem}.", suffix=p.suffix, dir=directory)
+    os.close(fd)
     import matplotlib.pyplot as plt
 
-    plt.close(fig)
+    try:
+        fig.savefig(tmp, dpi=120, bbox_inches="tight", format=p.suffix.lower()[1:])
+        os.chmod(tmp, file_mode())
+        os.replace(tmp, p)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    finally:
+        plt.close(fig)
     return p
 
 

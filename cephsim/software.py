@@ -13,13 +13,17 @@ from __future__ import annotations
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ruamel.yaml import YAML
 
 from cephsim.dists import DistSpec
 from cephsim.errors import CephsimError, Problem
+
+
+#: a CPU cost in kilocycles: finite and not negative
+Kcycles = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 
 
 def runs_kernel_code(stage: str) -> bool:
@@ -39,7 +43,7 @@ class Tails(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    kv_stall_rate_hz: float = Field(ge=0, description="Stalls per second per OSD.")
+    kv_stall_rate_hz: float = Field(ge=0, le=1000, allow_inf_nan=False, description="Stalls per second per OSD.")
     kv_stall: DistSpec = Field(description="How long bstore_kv_sync is held up by one stall.")
 
 
@@ -49,10 +53,10 @@ class ReleaseCosts(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     basis: str = Field(description="Where these numbers come from.")
-    scale: float = Field(gt=0, description="Common factor applied to every stage cost of Ceph's own code (the fitted part); kernel stages are not scaled.")
-    kcycles: dict[str, float] = Field(description="Per-stage CPU work, kilocycles at per-clock 1.0, before scale.")
-    logging_overhead: float = Field(ge=0, description="Extra fraction of OSD CPU work with default debug levels.")
-    cpu_jitter_sigma: float = Field(ge=0, description="Per-stage CPU work is multiplied by a lognormal factor with this sigma (cache misses, interrupts).")
+    scale: float = Field(gt=0, allow_inf_nan=False, description="Common factor applied to every stage cost of Ceph's own code (the fitted part); kernel stages are not scaled.")
+    kcycles: dict[str, Kcycles] = Field(description="Per-stage CPU work, kilocycles at per-clock 1.0, before scale.")
+    logging_overhead: float = Field(ge=0, allow_inf_nan=False, description="Extra fraction of OSD CPU work with default debug levels.")
+    cpu_jitter_sigma: float = Field(ge=0, le=2, description="Per-stage CPU work is multiplied by a lognormal factor with this sigma (cache misses, interrupts).")
     notify_all_on_enqueue: bool = Field(description="Shard enqueue wakes every thread of the shard (O15.2.8+); the extra ones wake spuriously.")
     osd_op_queue: Literal["wpq", "mclock_scheduler"]
     tails: Tails
@@ -75,10 +79,10 @@ class ProfileOverride(BaseModel):
 
     release: str | None = Field(None, description="Release the profile was fitted for (informational).")
     basis: str | None = None
-    scale: float | None = Field(None, gt=0)
-    kcycles: dict[str, float] = Field(default_factory=dict)
-    logging_overhead: float | None = Field(None, ge=0)
-    cpu_jitter_sigma: float | None = Field(None, ge=0)
+    scale: float | None = Field(None, gt=0, allow_inf_nan=False)
+    kcycles: dict[str, Kcycles] = Field(default_factory=dict)
+    logging_overhead: float | None = Field(None, ge=0, allow_inf_nan=False)
+    cpu_jitter_sigma: float | None = Field(None, ge=0, le=2)
     tails: Tails | None = None
 
 
@@ -97,6 +101,18 @@ def release_costs(release: str, profile_path: Path | None = None,
     update: dict[str, Any] = {}
     if profile_path is not None:
         prof = load_profile(profile_path)
+        if prof.release is not None and prof.release != release:
+            known = ", ".join(table.releases)
+            why = (f"it was fitted for {prof.release}, the scenario runs {release}"
+                   if prof.release in table.releases else
+                   f"release {prof.release!r} is not one of {known}")
+            raise CephsimError.single(f"profile does not apply: {why}", file=str(profile_path),
+                                      path="release")
+        unknown = sorted(set(prof.kcycles) - set(table.stages))
+        if unknown:
+            raise CephsimError.single(
+                f"unknown software stage(s) {', '.join(unknown)}; known: {', '.join(table.stages)}",
+                file=str(profile_path), path="kcycles")
         for field in ("basis", "scale", "logging_overhead", "cpu_jitter_sigma", "tails"):
             v = getattr(prof, field)
             if v is not None:
@@ -125,8 +141,11 @@ def load_profile(path: Path) -> ProfileOverride:
         raise CephsimError.single("profile file not found", file=str(path)) from None
     except Exception as e:  # noqa: BLE001 - any YAML problem is a user error here
         raise CephsimError.single(f"cannot read profile: {e}", file=str(path)) from None
+    if not data:
+        raise CephsimError.single("the profile file is empty (expected scale, kcycles, ...)",
+                                  file=str(path))
     try:
-        return ProfileOverride.model_validate(data or {})
+        return ProfileOverride.model_validate(data)
     except ValidationError as err:
         raise CephsimError([Problem(e["msg"], file=str(path), path=".".join(map(str, e["loc"])))
                             for e in err.errors(include_url=False)]) from None

@@ -55,6 +55,33 @@ BROKEN = [
      ["--set workload.iodepth=0", "greater than or equal to 1"]),
     ("bad-set-unknown-key", BASE, ["workload.iodept=4"], None, "workload.iodept",
      ["did you mean 'iodepth'"]),
+    ("iodepth-bool", BASE.replace("bs: 4KiB", "bs: 4KiB, iodepth: true"), [], 12, "workload.iodepth",
+     ["expected a whole number, got true"]),
+    ("image-smaller-than-block", BASE.replace("bs: 4KiB", "bs: 4KiB, image_size: 1KiB"), [], 12,
+     None, ["smaller than one block"]),
+    ("bare-loss", BASE.replace(OSDS, OSDS + "    netem: {delay: 1ms, loss: 1}\n"), [], 8,
+     "hosts.0.netem.loss", ["bare number is ambiguous", "'1%'"]),
+    ("negative-software-cost", BASE + "ceph: {software: {osd.do_op: -5}}\n", [], 14,
+     "ceph.software.osd.do_op", ["greater than or equal to 0"]),
+    ("nan-software-cost", BASE + "ceph: {software: {osd.do_op: .nan}}\n", [], 14,
+     "ceph.software.osd.do_op", ["finite number"]),
+    ("inline-nic-negative-latency",
+     BASE.replace("    nic: connectx5-25g\n    osds", "    nic: {name: mine, speed: 25Gbit/s, "
+                  "tx_latency: -3us, rx_latency: 5us, sources: {}}\n    osds"), [], 6,
+     "hosts.0.nic.tx_latency.value", ["greater than or equal to 0"]),
+    ("inline-nic-zero-speed",
+     BASE.replace("    nic: connectx5-25g\n    osds", "    nic: {name: mine, speed: 0Gbit/s, "
+                  "tx_latency: 3us, rx_latency: 5us, sources: {}}\n    osds"), [], 6,
+     "hosts.0.nic.speed", ["greater than 0"]),
+    ("inline-nic-huge-sigma",
+     BASE.replace("    nic: connectx5-25g\n    osds", "    nic: {name: mine, speed: 25Gbit/s, "
+                  "tx_latency: 3us, rx_latency: {dist: lognormal, median: 5us, sigma: 1000}, "
+                  "sources: {}}\n    osds"), [], 6, "hosts.0.nic.rx_latency.sigma",
+     ["less than or equal to 5"]),
+    ("too-many-hosts", BASE, ["hosts.osd.count=1000000"], None, "hosts.0.count",
+     ["less than or equal to 10000"]),
+    ("ramp-time-beyond-a-day", BASE, ["run.ramp_time=1000h"], None, None,
+     ["--set run.ramp_time=1000h", "at most 24h"]),
 ]
 
 

@@ -193,7 +193,15 @@ def validation_problems(err: ValidationError, data: Any, filename: str,
     the part of it at ``prefix`` when a sub-model was validated on its own."""
     problems: list[Problem] = []
     seen: set[tuple[str, str]] = set()
-    for e in err.errors(include_url=False):
+    errors = err.errors(include_url=False)
+    # a field that takes a catalog name or an inline entry (``nic: intel-i350-1g`` or
+    # ``nic: {...}``): when the inline entry is wrong, the "not a string" of the other
+    # branch is noise
+    others = [tuple(e["loc"]) for e in errors if e["type"] != "string_type"]
+    errors = [e for e in errors if not (
+        e["type"] == "string_type" and isinstance(e["input"], dict)
+        and any(o[:len(e["loc"]) - 1] == tuple(e["loc"][:-1]) for o in others))]
+    for e in errors:
         loc = prefix + _clean_loc(tuple(e["loc"]))
         msg = e["msg"].removeprefix("Value error, ")
         # cross-field checks name the field they are about: "pool.size: ..."
@@ -222,10 +230,10 @@ def validation_problems(err: ValidationError, data: Any, filename: str,
 
 def _override_origin(loc: tuple[Any, ...], overridden: dict[tuple[str, ...], str]) -> str | None:
     names = tuple(str(p) for p in loc)
-    for keys, origin in overridden.items():
-        if names[: len(keys)] == keys or keys[: len(names)] == names:
-            return origin
-    return None
+    # an error on a whole block (``run``) may come from any override inside it: name them all
+    found = [origin for keys, origin in overridden.items()
+             if names[: len(keys)] == keys or keys[: len(names)] == names]
+    return ", ".join(found) if found else None
 
 
 def load_scenario(path: str | Path, overrides: Sequence[str] | None = None) -> Scenario:

@@ -24,11 +24,31 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 from cephsim.catalog.models import CPUModel, DiskModel, NICModel, SwitchModel
 from cephsim.monitors.spec import ClientCommand, MonThresholds, TimerOptions
 from cephsim.monitors.spec import ProposalWorkload as MonWorkload
+from cephsim.software import Kcycles
 from cephsim.units import parse_duration_ns, parse_percent, parse_size_bytes
 
 Duration = Annotated[int, BeforeValidator(parse_duration_ns)]
 Size = Annotated[int, BeforeValidator(parse_size_bytes)]
-Fraction = Annotated[float, BeforeValidator(parse_percent)]
+
+
+def _loss(v: Any) -> float:
+    """A loss rate: '1%' or 0.  A bare number is refused: netem users write '1' for 1 %,
+    while a bare fraction would read it as 100 %."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and v != 0:
+        raise ValueError(f"a bare number is ambiguous here; give a percentage such as "
+                         f"'{v}%' or '{v * 100:g}%'")
+    return parse_percent(v)
+
+
+def _not_bool(v: Any) -> Any:
+    if isinstance(v, bool):
+        raise ValueError(f"expected a whole number, got {str(v).lower()}")
+    return v
+
+
+Fraction = Annotated[float, BeforeValidator(_loss)]
+#: a count or other whole number; YAML's true/false is not 1/0 here
+Int = Annotated[int, BeforeValidator(_not_bool)]
 
 #: Ceph's floor for osd_memory_target (896 MiB)
 MIN_OSD_MEMORY_TARGET = 896 * 1024**2
@@ -95,11 +115,11 @@ class CPUTuning(_M):
 class OSDGroup(_M):
     """The OSDs of one host: how many, and on which drive model."""
 
-    count: int = Field(1, ge=0, description="OSD daemons per host (one drive each, or per_device of them per drive).")
+    count: Int = Field(1, ge=0, le=256, description="OSD daemons per host (one drive each, or per_device of them per drive).")
     disk: str | DiskModel = Field(description="Catalog disk id (see `cephsim catalog disks`) or an inline disk model.")
     db_disk: str | DiskModel | None = Field(None, description="A separate RocksDB device (BlueStore block.db; the WAL goes with it): catalog disk id or inline model.  Every kv commit's WAL write and flush (and a deferred write's data, which rides in the WAL) goes there; data writes, deferred writes' final place and reads go to `disk`.  null = RocksDB on the data disk (one device per OSD).")
-    db_devices: int = Field(1, ge=1, description="DB devices per host when db_disk is set; the host's OSDs share them round-robin (one NVMe in front of 12 HDDs: 1).")
-    per_device: int = Field(1, ge=1, description="OSD daemons sharing each data drive (`ceph-volume lvm batch --osds-per-device`): consecutive OSDs split one drive, whose channels, queue, volatile cache and flushes they share; each OSD keeps its own threads.  count must be a multiple (12 OSDs on 6 NVMe: count 12, per_device 2).")
+    db_devices: Int = Field(1, ge=1, description="DB devices per host when db_disk is set; the host's OSDs share them round-robin (one NVMe in front of 12 HDDs: 1).")
+    per_device: Int = Field(1, ge=1, description="OSD daemons sharing each data drive (`ceph-volume lvm batch --osds-per-device`): consecutive OSDs split one drive, whose channels, queue, volatile cache and flushes they share; each OSD keeps its own threads.  count must be a multiple (12 OSDs on 6 NVMe: count 12, per_device 2).")
 
     @model_validator(mode="after")
     def _drives(self) -> OSDGroup:
@@ -118,16 +138,16 @@ class HostGroup(_M):
     """A group of identical hosts, named ``<name>0``, ``<name>1``, ..."""
 
     name: str = Field(pattern=r"^[a-z][a-z0-9-]*$", description="Group name; hosts are named name0, name1, ...")
-    count: int = Field(1, ge=1, description="Number of hosts in the group.")
+    count: Int = Field(1, ge=1, le=10000, description="Number of hosts in the group.")
     cpu: str | CPUModel = Field(description="Catalog CPU id (see `cephsim catalog cpus`) or an inline CPU model.")
-    sockets: int = Field(1, ge=1, description="CPU sockets per host.")
+    sockets: Int = Field(1, ge=1, description="CPU sockets per host.")
     cstates: str | None = Field(None, description="C-state table id; default is the CPU's platform table.")
     tuning: CPUTuning = Field(default_factory=CPUTuning, description="C-state limit and frequency governor.")
     nic: str | NICModel = Field(description="Catalog NIC id (see `cephsim catalog nics`) or an inline NIC model.")
-    bond: int = Field(1, ge=1, description="Links bonded (LACP); one flow uses one link, so latency is per link.")
+    bond: Int = Field(1, ge=1, description="Links bonded (LACP); one flow uses one link, so latency is per link.")
     osds: OSDGroup | None = Field(None, description="OSDs on each host of the group; omit for client-only hosts.")
-    osd_cores: int | None = Field(None, ge=1, description="Physical cores the OSD daemons may use (a cpuset holding both hardware threads of each core when SMT is on); null = all cores, shared with everything else.")
-    client_cores: int | None = Field(None, ge=1, description="Physical cores (with their SMT siblings) the client side may use (fio and librbd/librados or the kernel client; a cpuset such as systemd's user.slice); null = every core not given to the OSDs.  On a host with OSDs it needs osd_cores (the two sets do not overlap).")
+    osd_cores: Int | None = Field(None, ge=1, description="Physical cores the OSD daemons may use (a cpuset holding both hardware threads of each core when SMT is on); null = all cores, shared with everything else.")
+    client_cores: Int | None = Field(None, ge=1, description="Physical cores (with their SMT siblings) the client side may use (fio and librbd/librados or the kernel client; a cpuset such as systemd's user.slice); null = every core not given to the OSDs.  On a host with OSDs it needs osd_cores (the two sets do not overlap).")
     netem: Netem | None = Field(None, description="netem on this host's egress (every packet it sends).")
     site: str | None = Field(None, description="Site (data centre) of these hosts, one of `sites.names`; traffic to hosts at another site gets the inter-site link's delay. Required when `sites` is given.")
 
@@ -146,8 +166,8 @@ class Topology(_M):
     kind: Literal["switch", "leaf-spine"] = Field("switch", description="'switch': every host on one switch; 'leaf-spine': hosts spread over leaf switches joined by spine switches or routers.")
     switch: str | SwitchModel = Field("generic-cut-through-25g", description="The switch (or, leaf-spine, the leaf switch) model.")
     spine: str | SwitchModel | None = Field(None, description="leaf-spine: the spine switch or router model.")
-    hosts_per_leaf: int = Field(1, ge=1, description="leaf-spine: hosts attached to each leaf switch (in host order); 1 means every host routes itself and connects straight to the spines (BGP on the host).")
-    spines: int = Field(2, ge=1, description="leaf-spine: number of spine switches/routers; flows are spread over them by hash (ECMP).")
+    hosts_per_leaf: Int = Field(1, ge=1, description="leaf-spine: hosts attached to each leaf switch (in host order); 1 means every host routes itself and connects straight to the spines (BGP on the host).")
+    spines: Int = Field(2, ge=1, description="leaf-spine: number of spine switches/routers; flows are spread over them by hash (ECMP).")
     spine_tuning: CPUTuning | None = Field(None, description="leaf-spine with software routers: the routers' power tuning (tuned profile).")
 
 
@@ -156,14 +176,14 @@ class TcpSettings(_M):
 
     rmem_max: Size = Field(6 * 1024 * 1024, ge=65536, description="Largest receive buffer autotuning may grow to (net.ipv4.tcp_rmem's third value; Linux default 6 MiB since 4.20; WAN-tuned hosts often use 64-256 MiB). Ceph's ms_tcp_rcvbuf = 0 leaves it to the kernel.")
     window_fraction: float = Field(0.5, gt=0, le=1, description="Share of the receive buffer advertised as window (tcp_adv_win_scale = 1 gives 1/2; kernels from 6.6 estimate it from the driver's buffer truesize, typically 0.5-0.7).")
-    initial_window: int = Field(10, ge=1, le=1000, description="Initial congestion window in segments (RFC 6928; Linux default 10, route option initcwnd).")
+    initial_window: Int = Field(10, ge=1, le=1000, description="Initial congestion window in segments (RFC 6928; Linux default 10, route option initcwnd).")
     slow_start_after_idle: bool = Field(True, description="net.ipv4.tcp_slow_start_after_idle: a connection idle for an RTO restarts from the initial window (Linux default on).")
 
 
 class Network(_M):
     """Links, MTU, topology and impairments."""
 
-    mtu: int = Field(1500, ge=576, le=9216, description="Ethernet MTU in bytes on every link.")
+    mtu: Int = Field(1500, ge=576, le=9216, description="Ethernet MTU in bytes on every link.")
     topology: Topology = Field(default_factory=Topology)
     links: list[LinkNetem] = Field(default_factory=list, description="netem on individual host-to-host directions.")
     tcp: TcpSettings = Field(default_factory=TcpSettings, description="TCP window settings of every host (only matter for messages larger than the window over a long round trip: large blocks with netem or WAN delay).")
@@ -286,9 +306,9 @@ class Monitors(_M):
 class Pool(_M):
     """The replicated pool the workload writes to."""
 
-    size: int = Field(3, ge=1, le=10, description="Replicas per object.")
-    min_size: int | None = Field(None, ge=1, description="Replicas needed for I/O (default size - size//2).")
-    pg_num: int = Field(128, ge=1, description="Placement groups.")
+    size: Int = Field(3, ge=1, le=10, description="Replicas per object.")
+    min_size: Int | None = Field(None, ge=1, description="Replicas needed for I/O (default size - size//2).")
+    pg_num: Int = Field(128, ge=1, le=65536, description="Placement groups (at most mon_max_pool_pg_num, 65536).")
 
     @model_validator(mode="after")
     def _sizes(self) -> Pool:
@@ -303,12 +323,12 @@ class Ceph(_M):
     release: Release = Field("reef", description="Ceph release: luminous (12), mimic (13), nautilus (14), octopus (15), pacific (16), quincy (17), reef (18), squid (19) or tentacle (20).")
     version: str | None = Field(None, pattern=r"^\d+\.\d+\.\d+$", description="Point release, e.g. '14.2.2'; matters where a default changed inside a release (min_alloc_size_ssd 16 KiB before 14.2.8).")
     debug_logging: Literal["default", "off"] = Field("default", description="'default' debug levels (in-memory gather costs CPU per op) or all subsystems 0/0.")
-    op_shards: int | None = Field(None, ge=1, description="osd_op_num_shards override (default per release and media).")
-    op_threads_per_shard: int | None = Field(None, ge=1, description="osd_op_num_threads_per_shard override.")
-    ms_async_op_threads: int = Field(3, ge=1, description="Messenger worker threads per process.")
-    librbd_threads: int | None = Field(None, ge=1, description="Threads a librbd client's I/O dispatch runs on; default per release: 1 (rbd_op_threads) up to Octopus, 2 (librados_thread_count, the asio io_context pool) from Pacific.")
+    op_shards: Int | None = Field(None, ge=1, description="osd_op_num_shards override (default per release and media).")
+    op_threads_per_shard: Int | None = Field(None, ge=1, description="osd_op_num_threads_per_shard override.")
+    ms_async_op_threads: Int = Field(3, ge=1, description="Messenger worker threads per process.")
+    librbd_threads: Int | None = Field(None, ge=1, description="Threads a librbd client's I/O dispatch runs on; default per release: 1 (rbd_op_threads) up to Octopus, 2 (librados_thread_count, the asio io_context pool) from Pacific.")
     profile: str | None = Field(None, description="Calibrated software-cost profile file (YAML) that overrides the release defaults; relative to the scenario file.")
-    software: dict[str, float] = Field(default_factory=dict, description="Per-stage software cost overrides in kilocycles at reference per-clock speed, e.g. {osd.do_op: 120}.")
+    software: dict[str, Kcycles] = Field(default_factory=dict, description="Per-stage software cost overrides in kilocycles at reference per-clock speed, e.g. {osd.do_op: 120}.")
     tails: bool = Field(True, description="Model background stalls (RocksDB flush/compaction, BlueFS log) that cause tail latency.")
     osd_memory_target: Annotated[Size, AfterValidator(_memory_target)] = Field(
         4 * 1024**3, json_schema_extra={"minimum": MIN_OSD_MEMORY_TARGET}, description="osd_memory_target per OSD (default 4 GiB, at least 896 MiB as in Ceph). BlueStore's cache autotuner may use up to (1 - osd_memory_expected_fragmentation 0.15) x target - osd_memory_base 768 MiB for its caches; with workload.read_cache=warm that bounds how much of the workload's data the OSDs' buffer caches hold.")
@@ -331,10 +351,10 @@ class Workload(_M):
     """fio-like workload."""
 
     rw: Literal["write", "randwrite", "read", "randread", "rw", "randrw"] = Field("randwrite", description="I/O pattern, as fio's rw=.")
-    rwmixread: int = Field(50, ge=0, le=100, description="rw/randrw: percentage of reads.")
+    rwmixread: Int = Field(50, ge=0, le=100, description="rw/randrw: percentage of reads.")
     bs: Size = Field(4096, description="Block size, e.g. '4KiB'.")
-    iodepth: int = Field(1, ge=1, le=4096, description="I/Os in flight per job.")
-    numjobs: int = Field(1, ge=1, le=1024, description="Independent jobs (each with its own image and iodepth).")
+    iodepth: Int = Field(1, ge=1, le=4096, description="I/Os in flight per job.")
+    numjobs: Int = Field(1, ge=1, le=1024, description="Independent jobs (each with its own image and iodepth).")
     engine: Literal["rbd", "krbd", "cephfs", "rados"] = Field("rbd", description="Client: librbd (fio rbd engine), kernel rbd, CephFS kernel client, or librados.")
     clients: list[str] | None = Field(None, description="Client host names; jobs are spread over them. Default: the first host without OSDs.")
     image_size: Size = Field(10 * 1024**3, description="RBD image size per job (sets how many objects/PGs are touched).")
@@ -347,17 +367,20 @@ class Workload(_M):
             raise ValueError(f"bs must be a positive multiple of 512 bytes (got {self.bs})")
         if self.bs > self.object_size:
             raise ValueError("bs larger than the object size is not modelled")
+        if self.image_size < self.bs:
+            raise ValueError(f"image_size ({self.image_size} bytes) is smaller than one block "
+                             f"(bs {self.bs} bytes)")
         return self
 
 
 class Run(_M):
     """Run length and randomness."""
 
-    seed: int = Field(1, ge=0, description="Seed of every random stream in the run.")
-    ios: int | None = Field(None, ge=1, description="Stop after this many I/Os complete after ramp (per run).")
+    seed: Int = Field(1, ge=0, description="Seed of every random stream in the run.")
+    ios: Int | None = Field(None, ge=1, le=10**9, description="Stop after this many I/Os complete after ramp (per run).")
     runtime: Duration | None = Field(None, description="Or: simulated time after ramp, e.g. '60s'.")
     ramp_time: Duration = Field(0, description="Simulated warm-up excluded from statistics, like fio's ramp_time.")
-    ramp_ios: int = Field(200, ge=0, description="I/Os excluded from statistics at the start (in addition to ramp_time).")
+    ramp_ios: Int = Field(200, ge=0, le=10**9, description="I/Os excluded from statistics at the start (in addition to ramp_time).")
     records: bool = Field(True, description="Keep per-op stage records (breakdown, op-tracker times). Statistics do not depend on it.")
     fast_path: bool = Field(True, description="Engine optimisation that runs causally-safe steps without a SimPy event; results are identical either way.")
 
@@ -369,6 +392,10 @@ class Run(_M):
             raise ValueError("runtime must be positive")
         if self.ramp_time < 0:
             raise ValueError("ramp_time must not be negative")
+        day = 86400 * 10**9
+        if self.ramp_time > day or (self.runtime or 0) > day:
+            raise ValueError("runtime and ramp_time are simulated time, at most 24h each (a "
+                             "few seconds of simulated time already hold many thousand I/Os)")
         return self
 
 
@@ -382,7 +409,7 @@ class SweepBlock(_M):
     """Axes of a what-if sweep, read by ``cephsim sweep`` (``cephsim run`` ignores it)."""
 
     set: dict[str, Annotated[list[Any], AfterValidator(_some_values)]] = Field(description="Field path -> list of values; the sweep runs every combination, e.g. {workload.iodepth: [1, 8, 32]}.")
-    seeds: int = Field(1, ge=1, description="Seeds per point (run.seed, run.seed+1, ...).")
+    seeds: Int = Field(1, ge=1, description="Seeds per point (run.seed, run.seed+1, ...).")
 
 
 class Scenario(_M):

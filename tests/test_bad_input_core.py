@@ -1,0 +1,134 @@
+"""Bad input outside the scenario file: output targets, seeds, profiles, distributions and
+inline hardware.  Each must be a short error (exit 2, no traceback) given before any work,
+and leave nothing behind."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+from pydantic import ValidationError
+
+from conftest import BASE, ROOT
+
+QS = ROOT / "scenarios" / "quickstart.yaml"
+
+
+def _short_error(r, *words):
+    assert r.exit_code == 2, r.output
+    assert r.exception is None, repr(r.exception)
+    assert "Traceback" not in r.output
+    for w in words:
+        assert w in r.output, r.output
+
+
+@pytest.mark.parametrize("command", ["run", "explain", "sweep", "compare"])
+def test_output_that_is_a_directory(tmp_path, run_cli, command):
+    args = [command, QS, "--set", "run.ios=200", "-o", tmp_path]
+    r = run_cli(*args)
+    _short_error(r, "is a directory")
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("command", ["run", "sweep"])
+def test_output_that_is_the_input(tmp_path, run_cli, command):
+    scen = tmp_path / "s.yaml"
+    scen.write_text(BASE)
+    r = run_cli(command, scen, "-o", scen)
+    _short_error(r, "is one of the input files")
+    assert scen.read_text() == BASE
+
+
+def test_plot_that_is_a_directory(tmp_path, run_cli):
+    d = tmp_path / "x.png"
+    d.mkdir()
+    r = run_cli("explain", QS, "--set", "run.ios=200", "--no-ablations", "--latency-plot", d)
+    _short_error(r, "--latency-plot", "is a directory")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.png"]
+
+
+def test_plot_into_a_missing_directory(tmp_path, run_cli):
+    r = run_cli("explain", QS, "--set", "run.ios=200", "--plot", tmp_path / "no" / "op.png")
+    _short_error(r, "--plot", "output directory does not exist")
+
+
+def test_result_file_follows_the_umask(tmp_path, run_cli):
+    out = tmp_path / "r.json"
+    old = os.umask(0o022)
+    try:
+        r = run_cli("run", QS, "--set", "run.ios=200", "-q", "-f", "json", "-o", out)
+    finally:
+        os.umask(old)
+    assert r.exit_code == 0, r.output
+    assert stat.S_IMODE(out.stat().st_mode) == 0o644
+
+
+@pytest.mark.parametrize("command", ["run", "explain", "sweep"])
+def test_negative_seed(run_cli, command):
+    _short_error(run_cli(command, QS, "--seed", "-1"), "--seed")
+
+
+def test_bench_needs_enough_ios(run_cli):
+    _short_error(run_cli("bench", "--ios", "0"), "--ios")
+
+
+@pytest.mark.parametrize(("profile", "words"), [
+    ("", ["the profile file is empty"]),
+    ("release: zebra\n", ["release 'zebra' is not one of"]),
+    ("release: nautilus\n", ["fitted for nautilus, the scenario runs reef"]),
+    ("kcycles: {osd.nosuch: 50}\n", ["unknown software stage(s) osd.nosuch"]),
+    ("kcycles: {osd.do_op: -50}\n", ["kcycles.osd.do_op", "greater than or equal to 0"]),
+    ("tails: {kv_stall_rate_hz: .inf, kv_stall: 1ms}\n", ["kv_stall_rate_hz", "finite"]),
+])
+def test_bad_profile(tmp_path, run_cli, profile, words):
+    prof = tmp_path / "p.yaml"
+    prof.write_text(profile)
+    scen = tmp_path / "s.yaml"
+    scen.write_text(BASE + f"ceph: {{release: reef, profile: {prof}}}\n")
+    _short_error(run_cli("run", scen), "p.yaml", *words)
+
+
+@pytest.mark.parametrize("spec", [
+    {"dist": "constant", "value": "-1us"},
+    {"dist": "lognormal", "median": "10us", "sigma": 6},
+    {"dist": "lognormal", "median": "10us", "p99": "10s"},       # sigma 5.9
+    {"dist": "lognormal", "median": "10us", "sigma": 0.3, "shift": "-5us"},
+    {"dist": "normal", "mean": "10us", "stddev": "5us"},        # goes negative
+    {"dist": "uniform", "low": "-5us", "high": "5us"},
+    {"dist": "exponential", "mean": "-5us"},
+    {"dist": "mixture", "parts": [{"weight": float("inf"), "of": "5us"}]},
+])
+def test_service_times_cannot_go_negative_or_explode(spec):
+    from pydantic import TypeAdapter
+
+    from cephsim.dists import DistSpec
+
+    with pytest.raises(ValidationError):
+        TypeAdapter(DistSpec).validate_python(spec)
+
+
+def test_a_wide_but_sane_normal_is_accepted():
+    from pydantic import TypeAdapter
+
+    from cephsim.dists import DistSpec
+
+    d = TypeAdapter(DistSpec).validate_python({"dist": "normal", "mean": "60us", "stddev": "10us"})
+    assert d.mean_ns == 60_000
+
+
+@pytest.mark.parametrize(("change", "words"), [
+    ({"min_clock": "5GHz"}, "min_clock <= base_clock <= boost_clock"),
+    ({"base_clock": "9GHz"}, "min_clock <= base_clock <= boost_clock"),
+    ({"min_clock": "-1GHz"}, "greater than 0"),
+    ({"per_clock_speed": float("inf")}, "per_clock_speed"),
+])
+def test_inline_cpu_figures_are_checked(change, words):
+    from cephsim.catalog.load import load_catalog
+    from cephsim.catalog.models import CPUModel
+
+    cpu = load_catalog().cpus["epyc-7313p"].model_dump(by_alias=True)
+    for k in ("base_clock", "boost_clock", "all_core_clock", "min_clock"):
+        cpu[k] = f"{cpu[k] / 1e6:g}MHz"
+    with pytest.raises(ValidationError, match=words.replace("(", r"\(")):
+        CPUModel.model_validate({**cpu, **change})
