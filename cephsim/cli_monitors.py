@@ -5,12 +5,17 @@ Registered on the main typer app by :func:`register` (one line in :mod:`cephsim.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
 from cephsim.errors import CephsimError
+
+
+#: RTTs scanned at most (each is a monitor simulation per seed)
+MAX_POINTS = 1000
 
 
 def _seeds(values: list[str] | None) -> list[int]:
@@ -20,9 +25,12 @@ def _seeds(values: list[str] | None) -> list[int]:
             if not part:
                 continue
             try:
-                out.append(int(part))
+                seed = int(part)
             except ValueError:
                 raise CephsimError.single(f"--seeds: {part!r} is not an integer") from None
+            if seed < 0:
+                raise CephsimError.single(f"--seeds: {seed} is negative; seeds are whole numbers >= 0")
+            out.append(seed)
     if not out:
         raise CephsimError.single("--seeds: give at least one seed")
     return out
@@ -32,7 +40,13 @@ def _dur(opt: str, v: str) -> int:
     from cephsim.units import parse_duration_ns
 
     try:
-        ns = parse_duration_ns(v)
+        try:  # a bare number: the same "ambiguous" message as in a scenario file
+            num: object = float(v)
+        except ValueError:
+            num = v
+        if isinstance(num, float) and not math.isfinite(num):
+            num = v
+        ns = parse_duration_ns(num)
     except (ValueError, TypeError) as e:
         raise CephsimError.single(f"{opt}: {e}") from None
     if ns <= 0:
@@ -85,8 +99,8 @@ def register(app: typer.Typer) -> None:
             lo_ns, hi_ns, tol_ns = _dur("--lo", lo), _dur("--hi", hi), _dur("--tol", tol)
             if lo_ns >= hi_ns:
                 raise CephsimError.single("--lo must be smaller than --hi")
-            if points < 2:
-                raise CephsimError.single("--points: scan at least 2 RTTs")
+            if not 2 <= points <= MAX_POINTS:
+                raise CephsimError.single(f"--points: scan between 2 and {MAX_POINTS} RTTs (got {points})")
             sc, r = load_resolved(scenario, set_)
             if r.monitors is None:
                 raise CephsimError.single("the scenario has no monitors section", file=str(scenario),

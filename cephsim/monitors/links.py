@@ -144,6 +144,11 @@ class MonNetwork:
         return cls(nodes=list(mon_names) + list(client_names), links=links)
 
 
+#: A message whose retransmissions are still failing this long after it was sent (a link
+#: with 100 % loss, or nearly) is treated as never arriving: far beyond any simulated run.
+NEVER_AFTER_NS = 365 * 86400 * 10**9
+
+
 @dataclass
 class TcpParams:
     initial_window_segments: int = 10
@@ -244,6 +249,8 @@ class TcpStream:
                         break
                     self.retransmits += 1
                     backoff *= 2
+                    if t - now > NEVER_AFTER_NS:  # 100 % loss, or as good as: never arrives
+                        break
                 self.cwnd = 1.0
             arrival = t + owd
             remaining -= n

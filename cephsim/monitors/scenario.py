@@ -23,8 +23,13 @@ round trip equals a given RTT: what ``cephsim mon-threshold`` searches over.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
+
+from pydantic import ValidationError
+
+from cephsim.errors import CephsimError, Problem
 
 from .links import LinkSpec, MonNetwork
 from .spec import MonitorSpec, _default_commands
@@ -111,6 +116,25 @@ class MonitorSetup:
         }
 
 
+#: MonitorSpec field -> the scenario's key under ``monitors``
+_SCENARIO_KEY = {"workload": "proposals"}
+
+
+def _spec_problems(err: ValidationError) -> list[Problem]:
+    out: list[Problem] = []
+    for e in err.errors(include_url=False):
+        loc = [str(p) for p in e["loc"] if not str(p)[:1].isupper() and "[" not in str(p)]
+        msg = e["msg"].removeprefix("Value error, ")
+        head, sep, rest = msg.partition(": ")
+        if sep and re.fullmatch(r"[a-z_]+(\.[a-z_0-9]+)*", head):
+            loc += head.split(".")
+            msg = rest
+        if loc:
+            loc[0] = _SCENARIO_KEY.get(loc[0], loc[0])
+        out.append(Problem(msg, path=".".join(["monitors", *loc])))
+    return out
+
+
 def monitor_setup(scenario: Scenario, default_clients: Iterable[str]) -> MonitorSetup | None:
     """Build the monitor model's inputs from a validated scenario (None without monitors)."""
     mcfg = scenario.monitors
@@ -119,12 +143,17 @@ def monitor_setup(scenario: Scenario, default_clients: Iterable[str]) -> Monitor
     hosts = scenario.host_groups()
     clients = list(mcfg.clients or default_clients)
     mons = [m.name for m in mcfg.mons]
-    spec = MonitorSpec(
-        mons=mons, election_strategy=mcfg.strategy, timers=mcfg.timers, workload=mcfg.proposals,
-        clients=clients, commands=list(mcfg.commands) if mcfg.commands else _default_commands(),
-        duration=f"{mcfg.duration}ns", warmup=f"{mcfg.warmup}ns", initial_connections=mcfg.initial_connections,
-        connection_fault_rate_per_hour=mcfg.connection_fault_rate_per_hour,
-        thresholds=mcfg.thresholds)
+    try:
+        spec = MonitorSpec(
+            mons=mons, election_strategy=mcfg.strategy, timers=mcfg.timers, workload=mcfg.proposals,
+            clients=clients, commands=list(mcfg.commands) if mcfg.commands else _default_commands(),
+            duration=f"{mcfg.duration}ns", warmup=f"{mcfg.warmup}ns", initial_connections=mcfg.initial_connections,
+            connection_fault_rate_per_hour=mcfg.connection_fault_rate_per_hour,
+            thresholds=mcfg.thresholds)
+    except ValidationError as err:
+        # checks of the monitor model beyond the scenario schema (duration vs warmup, finite
+        # fault rate, ...): name the scenario field; cephsim.scenario.load.locate adds the line
+        raise CephsimError(_spec_problems(err)) from None
 
     egress: dict[str, Any] = {}
     site: dict[str, str | None] = {}

@@ -8,14 +8,69 @@ Durations are unit strings (``"5s"``, ``"160ms"``) parsed with
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema,
+                      model_validator)
 
-from cephsim.units import parse_duration_ns, parse_size_bytes
+from cephsim.units import DURATION_JSON, SIZE_JSON, format_size, parse_duration_ns, parse_size_bytes
 
-Duration = Annotated[int, BeforeValidator(parse_duration_ns)]
-Size = Annotated[int, BeforeValidator(parse_size_bytes)]
+Duration = Annotated[int, BeforeValidator(parse_duration_ns), WithJsonSchema(DURATION_JSON)]
+Size = Annotated[int, BeforeValidator(parse_size_bytes), WithJsonSchema(SIZE_JSON)]
+
+#: Shortest period of anything the model repeats (ticks, renewals, re-probes, re-hunts,
+#: reconnects, workload arrivals): each firing is simulated, so a shorter one would keep a
+#: run of up to ``MAX_DURATION_NS`` going for hours (and 0 would never finish).
+MIN_INTERVAL_NS = 10_000_000
+#: Longest simulated monitor time (like run.runtime): one simulated hour takes ~0.5 s.
+MAX_DURATION_NS = 24 * 3600 * 10**9
+#: Largest message/value size (a Paxos value beyond this is not a monitor workload).
+MAX_SIZE_BYTES = 1024**3
+#: Largest injected connection-fault rate per monitor pair (one reset a second).
+MAX_FAULT_RATE_PER_HOUR = 3600.0
+
+
+def _ns(v: int) -> str:
+    """A duration for messages, in the largest unit it reaches ('2h', '5min', '-5s', '1.5us')."""
+    for unit, f in (("h", 3600 * 10**9), ("min", 60 * 10**9), ("s", 10**9), ("ms", 10**6), ("us", 10**3)):
+        if abs(v) >= f:
+            return f"{v / f:g}{unit}"
+    return f"{v}ns" if v else "0s"
+
+
+def _duration(lo_ns: int, *, strict: bool = False, why: str = "") -> Any:
+    """A duration of at least ``lo_ns`` (``strict``: more than ``lo_ns``), with an error in units."""
+    def check(v: int) -> int:
+        if v < lo_ns or (strict and v == lo_ns):
+            if lo_ns == 0:
+                what = "must be positive" if strict else "must not be negative"
+            else:
+                what = f"must be at least {_ns(lo_ns)}"
+            raise ValueError(f"{what} (got {_ns(v)}){why}")
+        return v
+    return AfterValidator(check)
+
+
+_REPEATS = ": the model repeats it, and a shorter one would not finish"
+NonNegDuration = Annotated[Duration, _duration(0)]
+PosDuration = Annotated[Duration, _duration(0, strict=True)]
+#: a period, timeout or backoff the model re-arms again and again
+Interval = Annotated[Duration, _duration(MIN_INTERVAL_NS, why=_REPEATS)]
+
+
+def _size(lo: int, hi: int = MAX_SIZE_BYTES, why: str = "") -> Any:
+    def check(v: int) -> int:
+        if v < lo:
+            what = {0: "must not be negative", 1: "must be positive"}.get(lo, f"must be at least {lo} bytes")
+            raise ValueError(f"{what} (got {v} bytes){why}")
+        if v > hi:
+            raise ValueError(f"must be at most {format_size(hi)} (got {format_size(v)})")
+        return v
+    return AfterValidator(check)
+
+
+NonNegSize = Annotated[Size, _size(0)]
+PosSize = Annotated[Size, _size(1)]
 
 
 class _M(BaseModel):
@@ -25,28 +80,47 @@ class _M(BaseModel):
 class TimerOptions(_M):
     """Ceph options that bound multi-round-trip chains (reference §4.5)."""
 
-    mon_lease: Duration = Field("5s", description="mon_lease: lease length granted by the leader.")
-    mon_lease_renew_interval_factor: float = Field(0.6, gt=0, lt=1, description="mon_lease_renew_interval_factor: leader renews every factor x mon_lease (3 s).")
-    mon_lease_ack_timeout_factor: float = Field(2.0, gt=0, description="mon_lease_ack_timeout_factor: leader's wait for all LEASE_ACKs and the peon's lease timeout, x mon_lease (10 s).")
-    mon_accept_timeout_factor: float = Field(2.0, gt=0, description="mon_accept_timeout_factor: leader's wait for all ACCEPTs / LASTs (collect), x mon_lease (10 s).")
-    mon_election_timeout: Duration = Field("5s", description="mon_election_timeout: proposer waits for ACKs; deferring peons wait this + 1 s for VICTORY.")
-    mon_probe_timeout: Duration = Field("2s", description="mon_probe_timeout: bootstrap re-probes after this.")
-    mon_elector_ping_timeout: Duration = Field("2s", description="mon_elector_ping_timeout (P+): peer considered dead without a ping reply this long (connectivity strategy).")
-    mon_elector_ping_divisor: int = Field(2, ge=1, description="mon_elector_ping_divisor: pings every ping_timeout/divisor.")
-    mon_tick_interval: Duration = Field("5s", description="mon_tick_interval: Monitor::tick period (session trimming).")
-    paxos_propose_interval: Duration = Field("1s", description="paxos_propose_interval: batching window after the last commit.")
-    paxos_min_wait: Duration = Field("50ms", description="paxos_min_wait: minimum batching delay.")
-    ms_connection_ready_timeout: Duration = Field("10s", description="ms_connection_ready_timeout: connecting side must reach READY in this time.")
-    ms_initial_backoff: Duration = Field("200ms", description="ms_initial_backoff: first reconnect delay.")
-    ms_max_backoff: Duration = Field("15s", description="ms_max_backoff: reconnect backoff cap.")
-    handshake_round_trips: int = Field(6, ge=1, description="msgr2 round trips to READY: 6 for Quincy+ (msgr2.1 compression frame), 5 for Nautilus-Pacific [derived from ProtocolV2.cc].")
-    mon_client_hunt_interval: Duration = Field("3s", description="mon_client_hunt_interval: a hunting client re-opens its connections this often.")
-    mon_client_hunt_parallel: int = Field(3, ge=1, description="mon_client_hunt_parallel: mons tried at once.")
-    client_mount_timeout: Duration = Field("300s", description="client_mount_timeout: librados authenticate()/connect limit.")
-    tcp_initial_window_segments: int = Field(10, ge=1, description="Linux initial congestion window (RFC 6928).")
-    tcp_mss: Size = Field(1448, description="TCP MSS (1500-byte MTU with timestamps).")
-    tcp_min_rto: Duration = Field("200ms", description="Linux TCP_RTO_MIN.")
-    store_sync_latency: Duration = Field("5ms", description="Mon store (RocksDB) synchronous write on BEGIN/commit; estimate for SSD-backed mons.")
+    mon_lease: Interval = Field("5s", description="mon_lease: lease length granted by the leader.")
+    mon_lease_renew_interval_factor: float = Field(0.6, gt=0, lt=1, allow_inf_nan=False, description="mon_lease_renew_interval_factor: leader renews every factor x mon_lease (3 s).")
+    mon_lease_ack_timeout_factor: float = Field(2.0, gt=0, le=100, allow_inf_nan=False, description="mon_lease_ack_timeout_factor: leader's wait for all LEASE_ACKs and the peon's lease timeout, x mon_lease (10 s).")
+    mon_accept_timeout_factor: float = Field(2.0, gt=0, le=100, allow_inf_nan=False, description="mon_accept_timeout_factor: leader's wait for all ACCEPTs / LASTs (collect), x mon_lease (10 s).")
+    mon_election_timeout: Interval = Field("5s", description="mon_election_timeout: proposer waits for ACKs; deferring peons wait this + 1 s for VICTORY.")
+    mon_probe_timeout: Interval = Field("2s", description="mon_probe_timeout: bootstrap re-probes after this.")
+    mon_elector_ping_timeout: Interval = Field("2s", description="mon_elector_ping_timeout (P+): peer considered dead without a ping reply this long (connectivity strategy).")
+    mon_elector_ping_divisor: int = Field(2, ge=1, le=1000, description="mon_elector_ping_divisor: pings every ping_timeout/divisor.")
+    mon_tick_interval: Interval = Field("5s", description="mon_tick_interval: Monitor::tick period (session trimming).")
+    paxos_propose_interval: NonNegDuration = Field("1s", description="paxos_propose_interval: batching window after the last commit.")
+    paxos_min_wait: NonNegDuration = Field("50ms", description="paxos_min_wait: minimum batching delay.")
+    ms_connection_ready_timeout: Interval = Field("10s", description="ms_connection_ready_timeout: connecting side must reach READY in this time.")
+    ms_initial_backoff: Interval = Field("200ms", description="ms_initial_backoff: first reconnect delay.")
+    ms_max_backoff: Interval = Field("15s", description="ms_max_backoff: reconnect backoff cap.")
+    handshake_round_trips: int = Field(6, ge=1, le=20, description="msgr2 round trips to READY: 6 for Quincy+ (msgr2.1 compression frame), 5 for Nautilus-Pacific [derived from ProtocolV2.cc].")
+    mon_client_hunt_interval: Interval = Field("3s", description="mon_client_hunt_interval: a hunting client re-opens its connections this often.")
+    mon_client_hunt_parallel: int = Field(3, ge=1, le=100, description="mon_client_hunt_parallel: mons tried at once.")
+    client_mount_timeout: PosDuration = Field("300s", description="client_mount_timeout: librados authenticate()/connect limit.")
+    tcp_initial_window_segments: int = Field(10, ge=1, le=1000, description="Linux initial congestion window (RFC 6928).")
+    tcp_mss: Annotated[Size, _size(88, 65535, " (Linux TCP_MIN_MSS)")] = Field(1448, description="TCP MSS (1500-byte MTU with timestamps).")
+    tcp_min_rto: PosDuration = Field("200ms", description="Linux TCP_RTO_MIN.")
+    store_sync_latency: NonNegDuration = Field("5ms", description="Mon store (RocksDB) synchronous write on BEGIN/commit; estimate for SSD-backed mons.")
+
+    @model_validator(mode="after")
+    def _derived(self) -> TimerOptions:
+        # timers the model derives from mon_lease and from the ping timeout re-arm too
+        for opt, ns in (("mon_lease_renew_interval_factor", self.mon_lease_renew_interval_factor * self.mon_lease),
+                        ("mon_lease_ack_timeout_factor", self.mon_lease_ack_timeout_factor * self.mon_lease),
+                        ("mon_accept_timeout_factor", self.mon_accept_timeout_factor * self.mon_lease)):
+            if ns < MIN_INTERVAL_NS:
+                raise ValueError(f"{opt}: {opt} x mon_lease is {_ns(int(ns))}, which must be at "
+                                 f"least {_ns(MIN_INTERVAL_NS)}{_REPEATS}")
+        ping = self.mon_elector_ping_timeout // self.mon_elector_ping_divisor
+        if ping < MIN_INTERVAL_NS:
+            raise ValueError(f"mon_elector_ping_divisor: the ping interval mon_elector_ping_timeout / "
+                             f"mon_elector_ping_divisor is {_ns(ping)}, which must be at least "
+                             f"{_ns(MIN_INTERVAL_NS)}{_REPEATS}")
+        if self.ms_max_backoff < self.ms_initial_backoff:
+            raise ValueError(f"ms_max_backoff: the backoff cap ({_ns(self.ms_max_backoff)}) is smaller "
+                             f"than ms_initial_backoff ({_ns(self.ms_initial_backoff)})")
+        return self
 
 
 class ProposalWorkload(_M):
@@ -85,23 +159,30 @@ class ProposalWorkload(_M):
     epoch every <= 10 minutes: with one every 600 s half of the seeds come out healthy.
     """
 
-    mgr_digest_period: Duration = Field("2s", description="mgr_tick_period: one MgrStatMonitor proposal request per MMonMgrReport (DaemonServer::tick -> send_report; MgrStatMonitor::prepare_report returns true) [source].")
-    mgr_digest_size: Size = Field("30KiB", description="Encoded PGMapDigest + health checks per report: per-pool stats/deltas, num_pg_by_osd, PG state counts, up to 50 health detail lines; 20-40 KB for ~190 OSDs and ~20 pools [estimate].")
-    log_period: Duration = Field("5s", description="Cluster-log (LogMonitor) batch period [estimate; entries are proposed with the next Paxos round].")
-    log_size: Size = Field("1KiB", description="Cluster-log bytes per log_period: the mgr's 'pgmap vN' DBG line every 2 s (DaemonServer::send_report) at ~250-400 B per encoded LogEntry [estimate].")
-    osdmap_mean_interval: Duration = Field("300s", description="Mean time between OSDMap epochs (exponential): a cluster with occasional OSD flaps / pg_temp changes [estimate; the 3200 ms 'unstable' verdict needs <= ~600 s].")
-    osdmap_size_min: Size = Field("64KiB", description="Smallest OSDMap-carrying proposal (log-uniform between min and max): the full map rides in every OSDMap epoch (OSDMonitor::encode_pending put_version_full, ceph PR #3247), ~0.3-0.7 KiB per OSD x ~190 OSDs [derived estimate].")
-    osdmap_size_max: Size = Field("192KiB", description="Largest OSDMap-carrying proposal: legacy address encoding plus pg_temp entries (~30 B each) of a recovering cluster [derived estimate]; verdicts are unchanged up to ~1.4 MiB (~1000 OSDs).")
-    message_overhead: Size = Field("200B", description="MMonPaxos header and encoding overhead per message.")
+    mgr_digest_period: Interval = Field("2s", description="mgr_tick_period: one MgrStatMonitor proposal request per MMonMgrReport (DaemonServer::tick -> send_report; MgrStatMonitor::prepare_report returns true) [source].")
+    mgr_digest_size: NonNegSize = Field("30KiB", description="Encoded PGMapDigest + health checks per report: per-pool stats/deltas, num_pg_by_osd, PG state counts, up to 50 health detail lines; 20-40 KB for ~190 OSDs and ~20 pools [estimate].")
+    log_period: Interval = Field("5s", description="Cluster-log (LogMonitor) batch period [estimate; entries are proposed with the next Paxos round].")
+    log_size: NonNegSize = Field("1KiB", description="Cluster-log bytes per log_period: the mgr's 'pgmap vN' DBG line every 2 s (DaemonServer::send_report) at ~250-400 B per encoded LogEntry [estimate].")
+    osdmap_mean_interval: Interval = Field("300s", description="Mean time between OSDMap epochs (exponential): a cluster with occasional OSD flaps / pg_temp changes [estimate; the 3200 ms 'unstable' verdict needs <= ~600 s].")
+    osdmap_size_min: PosSize = Field("64KiB", description="Smallest OSDMap-carrying proposal (log-uniform between min and max): the full map rides in every OSDMap epoch (OSDMonitor::encode_pending put_version_full, ceph PR #3247), ~0.3-0.7 KiB per OSD x ~190 OSDs [derived estimate].")
+    osdmap_size_max: PosSize = Field("192KiB", description="Largest OSDMap-carrying proposal: legacy address encoding plus pg_temp entries (~30 B each) of a recovering cluster [derived estimate]; verdicts are unchanged up to ~1.4 MiB (~1000 OSDs).")
+    message_overhead: NonNegSize = Field("200B", description="MMonPaxos header and encoding overhead per message.")
+
+    @model_validator(mode="after")
+    def _range(self) -> ProposalWorkload:
+        if self.osdmap_size_min > self.osdmap_size_max:
+            raise ValueError(f"osdmap_size_min: the smallest OSDMap proposal ({format_size(self.osdmap_size_min)}) "
+                             f"is larger than osdmap_size_max ({format_size(self.osdmap_size_max)})")
+        return self
 
 
 class ClientCommand(_M):
     """One kind of client operation, started periodically by a fresh client process."""
 
     name: Literal["health", "auth_get_or_create", "rbd_map"] = Field(description="ceph health (read on any in-quorum mon), ceph auth get-or-create (Paxos write via the leader), rbd map (librados session + kernel libceph session + OSDMap).")
-    period: Duration = Field("120s", description="A new command every period (each a fresh process).")
-    timeout: Duration = Field("300s", description="Give-up time for the whole command: client_mount_timeout for ceph CLI / librados (ceph --connect-timeout defaults to it); rbd map's kernel session additionally obeys kernel_mount_timeout.")
-    kernel_mount_timeout: Duration = Field("60s", description="krbd/libceph mount_timeout (rbd_map only).")
+    period: Annotated[Duration, _duration(10**9, why=": each command is a fresh client process")] = Field("120s", description="A new command every period (each a fresh process).")
+    timeout: PosDuration = Field("300s", description="Give-up time for the whole command: client_mount_timeout for ceph CLI / librados (ceph --connect-timeout defaults to it); rbd map's kernel session additionally obeys kernel_mount_timeout.")
+    kernel_mount_timeout: PosDuration = Field("60s", description="krbd/libceph mount_timeout (rbd_map only).")
 
 
 def _default_commands() -> list[ClientCommand]:
@@ -112,9 +193,9 @@ def _default_commands() -> list[ClientCommand]:
 class MonThresholds(_M):
     """Verdict rules; healthy < unstable < broken."""
 
-    unstable_elections_per_hour: float = Field(6.0, description="More elections per hour than this is 'unstable': a healthy cluster elects only on mon restarts, and operators notice 'frequent forced elections' well before one every 10 minutes.")
-    unstable_min_availability: float = Field(0.9, ge=0, le=1, description="Quorum availability (leader with a valid lease) below this is 'unstable'.")
-    broken_min_success: float = Field(0.5, ge=0, le=1, description="A command kind whose success rate is below this makes the verdict 'broken' (seed 004: health, auth and rbd map were 'no longer possible').")
+    unstable_elections_per_hour: float = Field(6.0, ge=0, allow_inf_nan=False, description="More elections per hour than this is 'unstable': a healthy cluster elects only on mon restarts, and operators notice 'frequent forced elections' well before one every 10 minutes.")
+    unstable_min_availability: float = Field(0.9, ge=0, le=1, allow_inf_nan=False, description="Quorum availability (leader with a valid lease) below this is 'unstable'.")
+    broken_min_success: float = Field(0.5, ge=0, le=1, allow_inf_nan=False, description="A command kind whose success rate is below this makes the verdict 'broken' (seed 004: health, auth and rbd map were 'no longer possible').")
 
 
 class MonitorSpec(_M):
@@ -127,9 +208,9 @@ class MonitorSpec(_M):
     clients: list[str] = Field(default_factory=lambda: ["client"], description="Client host names (each runs every command kind).")
     commands: list[ClientCommand] = Field(default_factory=_default_commands, description="Client command kinds.")
     duration: Duration = Field("1h", description="Simulated monitor time.")
-    warmup: Duration = Field("60s", description="Clients start after this (the cluster had quorum before netem was applied).")
+    warmup: NonNegDuration = Field("60s", description="Clients start after this (the cluster had quorum before netem was applied).")
     initial_connections: Literal["established", "none"] = Field("established", description="'established': mon<->mon connections exist at t=0 (netem added to a running cluster, seed 004); 'none': cold start, every connection needs a handshake.")
-    connection_fault_rate_per_hour: float = Field(0.0, ge=0, description="Injected mon<->mon connection resets per hour per pair (TCP reset, mon restart); 0 by default.")
+    connection_fault_rate_per_hour: float = Field(0.0, ge=0, le=MAX_FAULT_RATE_PER_HOUR, allow_inf_nan=False, description="Injected mon<->mon connection resets per hour per pair (TCP reset, mon restart); 0 by default.")
     thresholds: MonThresholds = Field(default_factory=MonThresholds, description="Verdict thresholds.")
 
     @model_validator(mode="after")
@@ -139,5 +220,12 @@ class MonitorSpec(_M):
         if set(self.mons) & set(self.clients):
             raise ValueError("a client cannot have a monitor's name")
         if self.duration <= 0:
-            raise ValueError("duration must be > 0")
+            raise ValueError(f"duration: must be positive (got {_ns(self.duration)})")
+        if self.duration > MAX_DURATION_NS:
+            raise ValueError(f"duration: at most {_ns(MAX_DURATION_NS)} of simulated monitor time "
+                             f"(got {_ns(self.duration)}); one simulated hour already holds "
+                             f"thousands of Paxos rounds")
+        if self.warmup >= self.duration:
+            raise ValueError(f"warmup: the clients start after warmup ({_ns(self.warmup)}), which must "
+                             f"be shorter than duration ({_ns(self.duration)}), or no command runs")
         return self
