@@ -29,9 +29,10 @@ import math
 from typing import Annotated, Any, Literal, Union
 
 import numpy as np
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, field_validator,
+                      model_validator)
 
-from cephsim.units import parse_duration_ns
+from cephsim.units import DURATION_JSON, parse_duration_ns
 
 _Z99 = 2.3263478740408408  # standard normal quantile at 0.99
 MAX_SIGMA = 5.0  #: largest lognormal shape accepted (see the module docstring)
@@ -39,6 +40,10 @@ MAX_SIGMA = 5.0  #: largest lognormal shape accepted (see the module docstring)
 
 def _dur(v: Any) -> int:
     return parse_duration_ns(v)
+
+
+#: a duration field (parsed by the field's validator); published to editors as a unit string
+Dur = Annotated[int, WithJsonSchema(DURATION_JSON)]
 
 
 class _Base(BaseModel):
@@ -49,7 +54,7 @@ class Constant(_Base):
     """Always the same value."""
 
     dist: Literal["constant"] = "constant"
-    value: int = Field(ge=0, description="The value, e.g. '15us'.")
+    value: Dur = Field(ge=0, description="The value, e.g. '15us'.")
 
     _v = field_validator("value", mode="before")(lambda cls, v: _dur(v))
 
@@ -66,10 +71,10 @@ class LogNormal(_Base):
     """Log-normal: the usual shape of a device or software service time (long right tail)."""
 
     dist: Literal["lognormal"] = "lognormal"
-    median: int = Field(description="Median, e.g. '15us'.")
+    median: Dur = Field(description="Median, e.g. '15us'.")
     sigma: float | None = Field(None, ge=0, le=MAX_SIGMA, description="Shape (std. dev. of ln X). Give sigma or p99.")
-    p99: int | None = Field(None, description="99th percentile; sets sigma = ln(p99/median)/2.326.")
-    shift: int = Field(0, ge=0, description="Constant added to every sample (a hard minimum), e.g. '5us'.")
+    p99: Dur | None = Field(None, description="99th percentile; sets sigma = ln(p99/median)/2.326.")
+    shift: Dur = Field(0, ge=0, description="Constant added to every sample (a hard minimum), e.g. '5us'.")
 
     _m = field_validator("median", "shift", mode="before")(lambda cls, v: _dur(v))
 
@@ -111,8 +116,8 @@ class Normal(_Base):
     """Normal with mean and standard deviation (as netem's ``distribution normal``)."""
 
     dist: Literal["normal"] = "normal"
-    mean: int
-    stddev: int = Field(ge=0)
+    mean: Dur
+    stddev: Dur = Field(ge=0)
 
     _m = field_validator("mean", "stddev", mode="before")(lambda cls, v: _dur(v))
 
@@ -136,8 +141,8 @@ class Uniform(_Base):
     """Uniform on [low, high) (netem's default jitter shape)."""
 
     dist: Literal["uniform"] = "uniform"
-    low: int = Field(ge=0)
-    high: int
+    low: Dur = Field(ge=0)
+    high: Dur
 
     _m = field_validator("low", "high", mode="before")(lambda cls, v: _dur(v))
 
@@ -160,7 +165,7 @@ class Exponential(_Base):
     """Exponential with the given mean (memoryless waits, Poisson gaps)."""
 
     dist: Literal["exponential"] = "exponential"
-    mean: int = Field(ge=0)
+    mean: Dur = Field(ge=0)
 
     _m = field_validator("mean", mode="before")(lambda cls, v: _dur(v))
 

@@ -50,6 +50,18 @@ _FREQ_HZ = {"hz": 1.0, "khz": 1e3, "mhz": 1e6, "ghz": 1e9}
 _RE = re.compile(rf"^\s*{_NUM}\s*(?P<unit>[a-zA-Zµ/%]*)\s*$")
 
 
+#: JSON Schema of a value written with its unit, for editors (validation is done here, not
+#: by the schema): a duration or size string, or a bare 0 / bare bytes
+DURATION_JSON = {"anyOf": [{"type": "string", "examples": ["15us", "160ms", "5s"]},
+                           {"type": "integer", "const": 0}]}
+SIZE_JSON = {"anyOf": [{"type": "string", "examples": ["4KiB", "4k", "1GiB"]},
+                       {"type": "integer", "minimum": 0}]}
+PERCENT_JSON = {"anyOf": [{"type": "string", "examples": ["1%", "0.1%"]},
+                          {"type": "number", "const": 0}]}
+RATE_JSON = {"type": "string", "examples": ["25Gbit/s", "10GbE", "3GB/s"]}
+FREQUENCY_JSON = {"type": "string", "examples": ["3.7GHz", "2400MHz"]}
+
+
 class UnitError(ValueError):
     """A value with a missing, unknown or wrong unit."""
 

@@ -12,12 +12,18 @@ Behaviour (how a C-state is chosen, how a flush serialises a drive) lives in
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
 
 from cephsim.dists import DistSpec
-from cephsim.units import parse_duration_ns, parse_frequency_hz, parse_rate_bps
+from cephsim.units import (DURATION_JSON, FREQUENCY_JSON, RATE_JSON, parse_duration_ns,
+                           parse_frequency_hz, parse_rate_bps)
+
+#: unit-string fields as editors see them (the field validators parse them)
+Dur = Annotated[int, WithJsonSchema(DURATION_JSON)]
+Hz = Annotated[float, WithJsonSchema(FREQUENCY_JSON)]
+Bps = Annotated[float, WithJsonSchema(RATE_JSON)]
 
 Basis = Literal["measured", "datasheet", "kernel-table", "derived", "estimate", "calibrated"]
 
@@ -68,9 +74,9 @@ class CState(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
-    exit_latency_ns: int = Field(ge=0, alias="exit_latency", description="Declared worst-case exit latency (kernel table or ACPI _CST); steers the idle governor.")
-    target_residency_ns: int = Field(ge=0, alias="target_residency", description="Declared target residency: the governor picks this state only for idle periods at least this long.")
-    wake_penalty_ns: int = Field(ge=0, alias="wake_penalty", description="Time actually added to the first work after a wake from this state (exit + cold caches).")
+    exit_latency_ns: Dur = Field(ge=0, alias="exit_latency", description="Declared worst-case exit latency (kernel table or ACPI _CST); steers the idle governor.")
+    target_residency_ns: Dur = Field(ge=0, alias="target_residency", description="Declared target residency: the governor picks this state only for idle periods at least this long.")
+    wake_penalty_ns: Dur = Field(ge=0, alias="wake_penalty", description="Time actually added to the first work after a wake from this state (exit + cold caches).")
 
     _v = field_validator("exit_latency_ns", "target_residency_ns", "wake_penalty_ns", mode="before")(
         lambda cls, v: _d(v))
@@ -111,14 +117,14 @@ class CPUModel(_Entry):
     cores: int = Field(gt=0, description="Physical cores per socket.")
     threads_per_core: int = Field(2, ge=1, le=2, description="Hardware threads per core (SMT / Hyper-Threading) when the firmware enables it: 1 or 2 (4- and 8-way SMT are not modelled).")
     smt_yield: float = Field(1.25, ge=1.0, le=2.0, description="Work a core does with two busy hardware threads, relative to one thread alone: each of the two then runs at smt_yield/2 of its solo speed.")
-    base_clock_hz: float = Field(gt=0, alias="base_clock")
-    boost_clock_hz: float = Field(gt=0, alias="boost_clock", description="Maximum single-core boost clock.")
-    all_core_clock_hz: float | None = Field(
+    base_clock_hz: Hz = Field(gt=0, alias="base_clock")
+    boost_clock_hz: Hz = Field(gt=0, alias="boost_clock", description="Maximum single-core boost clock.")
+    all_core_clock_hz: Hz | None = Field(
         None, alias="all_core_clock",
         description="Boost clock with every core of the socket busy (all-core turbo); between one "
                     "and all busy cores the ceiling falls linearly from boost_clock to it.  Omit for "
                     "a SKU without turbo (the ceiling stays at boost_clock).")
-    min_clock_hz: float = Field(gt=0, alias="min_clock", description="Lowest P-state the frequency governor can select.")
+    min_clock_hz: Hz = Field(gt=0, alias="min_clock", description="Lowest P-state the frequency governor can select.")
     per_clock_speed: float = Field(gt=0, le=10, allow_inf_nan=False, description="Work done per cycle relative to the reference core (Zen 2 = 1.0) for Ceph-like code.")
     cstates: str = Field(description="Name of the C-state table (cstates.yaml) this platform uses by default.")
     notes: str | None = None
@@ -149,9 +155,9 @@ class DiskModel(_Entry):
     write_4k: DistSpec = Field(description="Service time of one 4 KiB direct write (no flush).")
     flush: DistSpec = Field(description="Service time of a cache flush (fdatasync) after writes; small on PLP drives.")
     read_4k: DistSpec = Field(description="Service time of one 4 KiB random read.")
-    write_bandwidth_bps: float = Field(gt=0, alias="write_bandwidth", description="Sustained write bandwidth; sets the extra time of larger writes.")
-    read_bandwidth_bps: float = Field(gt=0, alias="read_bandwidth", description="Sustained read bandwidth.")
-    flush_per_dirty_unit_ns: int | None = Field(
+    write_bandwidth_bps: Bps = Field(gt=0, alias="write_bandwidth", description="Sustained write bandwidth; sets the extra time of larger writes.")
+    read_bandwidth_bps: Bps = Field(gt=0, alias="read_bandwidth", description="Sustained read bandwidth.")
+    flush_per_dirty_unit_ns: Dur | None = Field(
         None, ge=0, alias="flush_per_dirty_unit",
         description="Flash without PLP only (required there): what a FLUSH CACHE costs per further "
                     "4 KiB unit written since the previous flush, beyond the one unit that `flush` "
@@ -179,7 +185,7 @@ class DiskModel(_Entry):
 class NICModel(_Entry):
     """A network adapter with its driver's default interrupt moderation."""
 
-    speed_bps: float = Field(gt=0, alias="speed", description="Line rate per port.")
+    speed_bps: Bps = Field(gt=0, alias="speed", description="Line rate per port.")
     ports: int = Field(1, ge=1)
     tx_latency: DistSpec = Field(description="NIC + driver transmit latency per message (doorbell to wire).")
     rx_latency: DistSpec = Field(description="NIC + driver receive latency per message (wire to socket), including interrupt moderation at low packet rates.")
@@ -194,7 +200,7 @@ class SwitchModel(_Entry):
 
     kind: Literal["switch", "router"]
     forwarding: Literal["cut-through", "store-and-forward", "software"]
-    speed_bps: float = Field(gt=0, alias="speed", description="Port speed.")
+    speed_bps: Bps = Field(gt=0, alias="speed", description="Port speed.")
     latency: DistSpec = Field(description="Port-to-port forwarding latency for a small frame (excludes serialisation).")
     cpu: str | None = Field(None, description="Software routers: the CPU model that forwards (its C-states and clock matter).")
     forwarding_cycles: float | None = Field(None, ge=0, allow_inf_nan=False, description="Software routers: CPU cycles per forwarded packet at the reference per-clock speed.")

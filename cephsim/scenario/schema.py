@@ -19,16 +19,18 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema,
+                      model_validator)
 
 from cephsim.catalog.models import CPUModel, DiskModel, NICModel, SwitchModel
 from cephsim.monitors.spec import ClientCommand, MonThresholds, TimerOptions
 from cephsim.monitors.spec import ProposalWorkload as MonWorkload
 from cephsim.software import Kcycles
-from cephsim.units import parse_duration_ns, parse_percent, parse_size_bytes
+from cephsim.units import (DURATION_JSON, PERCENT_JSON, SIZE_JSON, parse_duration_ns, parse_percent,
+                           parse_size_bytes)
 
-Duration = Annotated[int, BeforeValidator(parse_duration_ns)]
-Size = Annotated[int, BeforeValidator(parse_size_bytes)]
+Duration = Annotated[int, BeforeValidator(parse_duration_ns), WithJsonSchema(DURATION_JSON)]
+Size = Annotated[int, BeforeValidator(parse_size_bytes), WithJsonSchema(SIZE_JSON)]
 
 
 def _loss(v: Any) -> float:
@@ -46,7 +48,7 @@ def _not_bool(v: Any) -> Any:
     return v
 
 
-Fraction = Annotated[float, BeforeValidator(_loss)]
+Fraction = Annotated[float, BeforeValidator(_loss), WithJsonSchema(PERCENT_JSON)]
 #: a count or other whole number; YAML's true/false is not 1/0 here
 Int = Annotated[int, BeforeValidator(_not_bool)]
 
