@@ -76,7 +76,6 @@ def test_bench_needs_enough_ios(run_cli):
 @pytest.mark.parametrize(("profile", "words"), [
     ("", ["the profile file is empty"]),
     ("release: zebra\n", ["release 'zebra' is not one of"]),
-    ("release: nautilus\n", ["fitted for nautilus, the scenario runs reef"]),
     ("kcycles: {osd.nosuch: 50}\n", ["unknown software stage(s) osd.nosuch"]),
     ("kcycles: {osd.do_op: -50}\n", ["kcycles.osd.do_op", "greater than or equal to 0"]),
     ("tails: {kv_stall_rate_hz: .inf, kv_stall: 1ms}\n", ["kv_stall_rate_hz", "finite"]),
