@@ -23,7 +23,6 @@ round trip equals a given RTT: what ``cephsim mon-threshold`` searches over.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
 
@@ -116,23 +115,20 @@ class MonitorSetup:
         }
 
 
-#: MonitorSpec field -> the scenario's key under ``monitors``
-_SCENARIO_KEY = {"workload": "proposals"}
+#: MonitorSpec's ``workload`` is the scenario's ``monitors.proposals``
+_SPEC, _SCENARIO = "monitors.workload", "monitors.proposals"
 
 
 def _spec_problems(err: ValidationError) -> list[Problem]:
-    out: list[Problem] = []
-    for e in err.errors(include_url=False):
-        loc = [str(p) for p in e["loc"] if not str(p)[:1].isupper() and "[" not in str(p)]
-        msg = e["msg"].removeprefix("Value error, ")
-        head, sep, rest = msg.partition(": ")
-        if sep and re.fullmatch(r"[a-z_]+(\.[a-z_0-9]+)*", head):
-            loc += head.split(".")
-            msg = rest
-        if loc:
-            loc[0] = _SCENARIO_KEY.get(loc[0], loc[0])
-        out.append(Problem(msg, path=".".join(["monitors", *loc])))
-    return out
+    """The monitor model's validation errors as problems at the scenario's field paths (no
+    file yet: :func:`cephsim.scenario.load.locate` adds the file and line)."""
+    from cephsim.scenario.load import validation_problems
+
+    problems = validation_problems(err, None, None, prefix=("monitors",))
+    for p in problems:
+        if p.path and (p.path + ".").startswith(_SPEC + "."):
+            p.path = _SCENARIO + p.path[len(_SPEC):]
+    return problems
 
 
 def monitor_setup(scenario: Scenario, default_clients: Iterable[str]) -> MonitorSetup | None:

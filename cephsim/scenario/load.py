@@ -186,7 +186,7 @@ def _model_in(ann: Any) -> type[BaseModel] | None:
     return None
 
 
-def validation_problems(err: ValidationError, data: Any, filename: str,
+def validation_problems(err: ValidationError, data: Any, filename: str | None,
                         overridden: dict[tuple[str, ...], str] | None = None,
                         prefix: tuple[str, ...] = ()) -> list[Problem]:
     """Located problems of a validation error of ``data`` (the whole scenario file), or of
