@@ -143,7 +143,6 @@ def register(app: typer.Typer) -> None:
         """The life of one simulated write, where its time went, and what each knob is worth."""
         try:
             from cephsim.explain import explain as do, render
-
             from cephsim.output import check_outputs
 
             _plot_suffix(plot)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from cephsim.errors import CephsimError
@@ -55,18 +56,23 @@ def file_mode() -> int:
     return 0o666 & ~mask
 
 
-def write_atomic(path: str | Path, text: str) -> None:
+@contextmanager
+def atomic_path(path: str | Path, option: str = "--output", suffix: str = ".tmp") -> Iterator[str]:
+    """A temporary file beside ``path`` to write to; it replaces ``path`` (with the mode a
+    plain ``open`` would give) only if the block succeeds, and is removed otherwise."""
     p = Path(path)
-    directory = check_output_dir(p)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=directory)
+    directory = check_output_dir(p, option)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=suffix, dir=directory)
+    os.close(fd)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        yield tmp
         os.chmod(tmp, file_mode())
         os.replace(tmp, p)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_atomic(path: str | Path, text: str) -> None:
+    with atomic_path(path) as tmp:
+        Path(tmp).write_text(text, encoding="utf-8")

@@ -18,8 +18,6 @@ when a figure is drawn.
 from __future__ import annotations
 
 import math
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -46,20 +44,13 @@ def _save(fig: Any, path: str | Path) -> Path:
     p = Path(path)
     if p.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise CephsimError.single(f"{p}: a figure file must end in .png, .svg or .pdf")
-    from cephsim.output import check_output_dir, file_mode
-
-    directory = check_output_dir(p, "--plot")
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.stem}.", suffix=p.suffix, dir=directory)
-    os.close(fd)
     import matplotlib.pyplot as plt
 
+    from cephsim.output import atomic_path
+
     try:
-        fig.savefig(tmp, dpi=120, bbox_inches="tight", format=p.suffix.lower()[1:])
-        os.chmod(tmp, file_mode())
-        os.replace(tmp, p)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        with atomic_path(p, "--plot", suffix=p.suffix) as tmp:
+            fig.savefig(tmp, dpi=120, bbox_inches="tight", format=p.suffix.lower()[1:])
     finally:
         plt.close(fig)
     return p

@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Iterable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ruamel.yaml import YAML
@@ -107,11 +107,7 @@ def release_costs(release: str, profile_path: Path | None = None,
             raise CephsimError.single(
                 f"release {prof.release!r} is not one of {', '.join(table.releases)}",
                 file=str(profile_path), path="release")
-        unknown = sorted(set(prof.kcycles) - set(table.stages))
-        if unknown:
-            raise CephsimError.single(
-                f"unknown software stage(s) {', '.join(unknown)}; known: {', '.join(table.stages)}",
-                file=str(profile_path), path="kcycles")
+        _check_stages(prof.kcycles, file=str(profile_path), path="kcycles")
         for field in ("basis", "scale", "logging_overhead", "cpu_jitter_sigma", "tails"):
             v = getattr(prof, field)
             if v is not None:
@@ -119,11 +115,7 @@ def release_costs(release: str, profile_path: Path | None = None,
         if prof.kcycles:
             update["kcycles"] = {**base.kcycles, **prof.kcycles}
     if overrides:
-        unknown = sorted(set(overrides) - set(table.stages))
-        if unknown:
-            raise CephsimError.single(
-                f"unknown software stage(s) {', '.join(unknown)}; known: {', '.join(table.stages)}",
-                path="ceph.software")
+        _check_stages(overrides, path="ceph.software")
         # overrides are absolute (already scaled) kilocycles: express them pre-scale
         kc = dict(update.get("kcycles", base.kcycles))
         scale = update.get("scale", base.scale)
@@ -131,6 +123,14 @@ def release_costs(release: str, profile_path: Path | None = None,
             kc[k] = v if runs_kernel_code(k) else v / scale
         update["kcycles"] = kc
     return base.model_copy(update=update) if update else base
+
+
+def _check_stages(names: Iterable[str], **where: str) -> None:
+    known = software_table().stages
+    unknown = sorted(set(names) - set(known))
+    if unknown:
+        raise CephsimError.single(
+            f"unknown software stage(s) {', '.join(unknown)}; known: {', '.join(known)}", **where)
 
 
 def load_profile(path: Path) -> ProfileOverride:
