@@ -16,12 +16,10 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
 
-from cephsim.dists import DistSpec
-from cephsim.units import (DURATION_JSON, FREQUENCY_JSON, RATE_JSON, parse_duration_ns,
-                           parse_frequency_hz, parse_rate_bps)
+from cephsim.dists import DistSpec, Dur
+from cephsim.units import FREQUENCY_JSON, RATE_JSON, parse_duration_ns, parse_frequency_hz, parse_rate_bps
 
 #: unit-string fields as editors see them (the field validators parse them)
-Dur = Annotated[int, WithJsonSchema(DURATION_JSON)]
 Hz = Annotated[float, WithJsonSchema(FREQUENCY_JSON)]
 Bps = Annotated[float, WithJsonSchema(RATE_JSON)]
 
