@@ -60,6 +60,15 @@ class CLIResult:
         return json.loads(self.stdout)
 
 
+def assert_short_error(r: CLIResult, *words: str) -> None:
+    """A bad input's answer: exit 2, no exception or traceback, and the message names ``words``."""
+    assert r.exit_code == 2, r.output
+    assert r.exception is None, repr(r.exception)
+    assert "Traceback" not in r.output
+    for w in words:
+        assert w in r.output, r.output
+
+
 def _invoke(*args: str) -> CLIResult:
     from typer.testing import CliRunner
 

@@ -10,24 +10,16 @@ import stat
 import pytest
 from pydantic import ValidationError
 
-from conftest import BASE, ROOT
+from conftest import BASE, ROOT, assert_short_error
 
 QS = ROOT / "scenarios" / "quickstart.yaml"
-
-
-def _short_error(r, *words):
-    assert r.exit_code == 2, r.output
-    assert r.exception is None, repr(r.exception)
-    assert "Traceback" not in r.output
-    for w in words:
-        assert w in r.output, r.output
 
 
 @pytest.mark.parametrize("command", ["run", "explain", "sweep", "compare"])
 def test_output_that_is_a_directory(tmp_path, run_cli, command):
     args = [command, QS, "--set", "run.ios=200", "-o", tmp_path]
     r = run_cli(*args)
-    _short_error(r, "is a directory")
+    assert_short_error(r, "is a directory")
     assert os.listdir(tmp_path) == []
 
 
@@ -36,7 +28,7 @@ def test_output_that_is_the_input(tmp_path, run_cli, command):
     scen = tmp_path / "s.yaml"
     scen.write_text(BASE)
     r = run_cli(command, scen, "-o", scen)
-    _short_error(r, "is one of the input files")
+    assert_short_error(r, "is one of the input files")
     assert scen.read_text() == BASE
 
 
@@ -44,13 +36,13 @@ def test_plot_that_is_a_directory(tmp_path, run_cli):
     d = tmp_path / "x.png"
     d.mkdir()
     r = run_cli("explain", QS, "--set", "run.ios=200", "--no-ablations", "--latency-plot", d)
-    _short_error(r, "--latency-plot", "is a directory")
+    assert_short_error(r, "--latency-plot", "is a directory")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.png"]
 
 
 def test_plot_into_a_missing_directory(tmp_path, run_cli):
     r = run_cli("explain", QS, "--set", "run.ios=200", "--plot", tmp_path / "no" / "op.png")
-    _short_error(r, "--plot", "output directory does not exist")
+    assert_short_error(r, "--plot", "output directory does not exist")
 
 
 def test_result_file_follows_the_umask(tmp_path, run_cli):
@@ -66,11 +58,11 @@ def test_result_file_follows_the_umask(tmp_path, run_cli):
 
 @pytest.mark.parametrize("command", ["run", "explain", "sweep"])
 def test_negative_seed(run_cli, command):
-    _short_error(run_cli(command, QS, "--seed", "-1"), "--seed")
+    assert_short_error(run_cli(command, QS, "--seed", "-1"), "--seed")
 
 
 def test_bench_needs_enough_ios(run_cli):
-    _short_error(run_cli("bench", "--ios", "0"), "--ios")
+    assert_short_error(run_cli("bench", "--ios", "0"), "--ios")
 
 
 @pytest.mark.parametrize(("profile", "words"), [
@@ -85,7 +77,7 @@ def test_bad_profile(tmp_path, run_cli, profile, words):
     prof.write_text(profile)
     scen = tmp_path / "s.yaml"
     scen.write_text(BASE + f"ceph: {{release: reef, profile: {prof}}}\n")
-    _short_error(run_cli("run", scen), "p.yaml", *words)
+    assert_short_error(run_cli("run", scen), "p.yaml", *words)
 
 
 @pytest.mark.parametrize("spec", [
