@@ -18,6 +18,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def calibrate(
+        ctx: typer.Context,
         files: Annotated[list[Path], typer.Argument(
             help="Case files (calibration/cases/*.yaml); with --network: qperf outputs or a figures YAML; "
             "with --flush-sweeps: one sweep file.",
@@ -35,7 +36,8 @@ def register(app: typer.Typer) -> None:
         seed: Annotated[int, typer.Option(help="First seed.")] = 1,
         ios: Annotated[int, typer.Option(help="I/Os per seed and case during the fit.", min=200)] = 4000,
         verify_ios: Annotated[Optional[int], typer.Option(
-            help="I/Os of the final verification runs (default: each scenario's run.ios).")] = None,
+            help="I/Os of the final verification runs (default: each scenario's run.ios).",
+            min=1)] = None,
         max_evals: Annotated[int, typer.Option(help="Maximum objective evaluations.", min=1)] = 60,
         shared: Annotated[Optional[bool], typer.Option(
             "--shared/--per-release", help="Bare parameter names: one value for all releases, or one "
@@ -50,13 +52,15 @@ def register(app: typer.Typer) -> None:
         speed: Annotated[Optional[str], typer.Option(help="--network: link speed, e.g. 10Gbit/s (for the wire share).")] = None,
         kernel_us: Annotated[float, typer.Option(help="--network: kernel TCP stack, both sides, us.")] = 6.0,
         switch_us: Annotated[float, typer.Option(help="--network: switch port-to-port latency, us.")] = 0.5,
-        links: Annotated[int, typer.Option(help="--network: links a message crosses (2 via one switch).")] = 2,
+        links: Annotated[int, typer.Option(help="--network: links a message crosses (2 via one switch).",
+                                           min=1)] = 2,
         store_forward: Annotated[bool, typer.Option(
             "--store-and-forward", help="--network: the switch stores and forwards (serialises every link).")] = False,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")] = False,
     ) -> None:
         """Fit software costs to measured cases; cross-validate; fit a network hop to qperf; or fit consumer drives' flush cost to job sweeps."""
         try:
+            _check_modes(ctx, network, flush_sweeps, cross_validate)
             if flush_sweeps:
                 from cephsim.calibrate.flushfit import fit_sweeps, fit_text as flush_text
 
@@ -70,9 +74,8 @@ def register(app: typer.Typer) -> None:
                 return
             if network:
                 from cephsim.calibrate.netfit import netfit, netfit_text
-                from cephsim.units import parse_rate_bps
-
-                bps = parse_rate_bps(speed) if speed else None
+                # netfit checks the figures (speed > 0, latencies finite and >= 0, links >= 1)
+                bps = _link_speed(speed) if speed is not None else None
                 fits, warn = netfit(list(files), bps, kernel_us * 1e3, switch_us * 1e3, links, store_forward)
                 text = (json.dumps({"fits": [f.to_dict() for f in fits], "warnings": warn}, indent=2) + "\n"
                         if format is Format.json else netfit_text(fits, warn))
@@ -135,3 +138,36 @@ def register(app: typer.Typer) -> None:
             _emit(json.dumps(d, indent=2) + "\n" if format is Format.json else whatif_text(d), None)
         except CephsimError as e:
             _fail(e)
+
+
+#: options that only mean something with --network
+_NETWORK_OPTIONS = {"speed": "--speed", "kernel_us": "--kernel-us", "switch_us": "--switch-us",
+                    "links": "--links", "store_forward": "--store-and-forward"}
+
+
+def _check_modes(ctx: typer.Context, network: bool, flush_sweeps: bool,
+                 cross_validate: bool) -> None:
+    """--network, --flush-sweeps and --cross-validate are different commands; the network
+    options mean nothing without --network."""
+    modes = [n for n, on in (("--network", network), ("--flush-sweeps", flush_sweeps),
+                             ("--cross-validate", cross_validate)) if on]
+    if len(modes) > 1:
+        raise CephsimError.single(f"{' and '.join(modes)} are mutually exclusive: "
+                                  "give one of them")
+    if not network:
+        # by name: typer may bring its own copy of click's ParameterSource
+        given = [flag for name, flag in _NETWORK_OPTIONS.items()
+                 if getattr(ctx.get_parameter_source(name), "name", "DEFAULT")
+                 not in ("DEFAULT", "DEFAULT_MAP")]
+        if given:
+            raise CephsimError.single(f"{', '.join(given)} only appl{'ies' if len(given) == 1 else 'y'} "
+                                      "with --network")
+
+
+def _link_speed(text: str) -> float:
+    from cephsim.units import UnitError, parse_rate_bps
+
+    try:
+        return parse_rate_bps(text)
+    except UnitError as e:
+        raise CephsimError.single(f"--speed {text!r}: {e}") from None

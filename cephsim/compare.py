@@ -276,6 +276,8 @@ def _fio_side(path: str | Path, direction: str | None) -> tuple[Side, str]:
 
 def compare_fio(simulated: str | Path, measured: str | Path,
                 direction: str | None = None) -> Comparison:
+    if direction is not None and direction not in ("read", "write"):
+        raise CephsimError.single(f"--direction {direction!r}: must be read or write")
     a, d = _fio_side(simulated, direction)
     b, _ = _fio_side(measured, d)
     if a.name == b.name:

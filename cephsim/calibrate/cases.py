@@ -20,19 +20,23 @@ A case pairs one scenario with measurements taken on the cluster it models::
 
 Statistics: ``lat.mean``, ``clat.mean``, ``slat.mean``, ``lat.pNN`` /
 ``clat.pNN`` (fio percentiles, e.g. ``clat.p99.9``) and ``iops``.
+Measured values are finite and > 0 (a latency with its unit, IOPS a plain
+number), percentiles strictly between 0 and 100, ``sigma`` values numbers > 0
+for statistics the case measures; unknown keys are refused.
 A missing scenario makes the case *skipped* (with the reason); anything else
 that is wrong (missing measurement file, unknown statistic, a statistic the
-file does not contain) is a :class:`CephsimError` naming the case file.
+file does not contain) is a :class:`CephsimError` naming the case file and,
+where there is one, the line and column of the offending key.
 """
 
 from __future__ import annotations
 
+import difflib
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-from ruamel.yaml import YAML
 
 from cephsim.errors import CephsimError
 from cephsim.units import parse_duration_ns
@@ -48,6 +52,10 @@ def check_stat(name: str) -> str:
     if not STAT_RE.match(name):
         raise ValueError(f"unknown statistic {name!r}; use lat.mean, clat.mean, slat.mean, "
                          "lat.pNN, clat.pNN (e.g. clat.p99.9) or iops")
+    p = stat_percentile(name)
+    if p is not None and not 0.0 < p < 100.0:
+        raise ValueError(f"a percentile is between 0 and 100 (exclusive), e.g. clat.p99.9; "
+                         f"got p{p:g}")
     return name
 
 
@@ -101,84 +109,182 @@ class Case:
     notes: str = ""
 
 
-def _err(path: Path, msg: str, key: str | None = None) -> CephsimError:
-    return CephsimError.single(msg, file=str(path), path=key)
+_CASE_KEYS = ("name", "description", "scenario", "set", "direction", "measurements",
+              "reference", "sigma", "notes")
+_FILE_KEYS = ("file", "source", "job", "stats", "note")
+_VALUES_KEYS = ("values", "source", "note")
+_REFERENCE_KEYS = ("file", "source", "note")
+
+
+class _Where:
+    """Builds errors located at a key of the case file (file:line:col: dotted.path: ...)."""
+
+    def __init__(self, path: Path, data: Any = None) -> None:
+        self.path, self.data = path, data
+
+    def err(self, msg: str, *loc: Any) -> CephsimError:
+        from cephsim.scenario.load import located
+
+        return CephsimError([located(msg, str(self.path), self.data, *loc)])
+
+    def unknown_keys(self, node: dict[Any, Any], known: tuple[str, ...], what: str,
+                     *loc: Any) -> None:
+        for k in node:
+            if k not in known:
+                hint = difflib.get_close_matches(str(k), known, n=1)
+                raise self.err(f"unknown key in {what}"
+                               + (f"; did you mean {hint[0]!r}?" if hint else
+                                  f"; known: {', '.join(known)}"), *loc, k)
+
+
+def _positive_number(v: Any) -> float | None:
+    """A finite number > 0 (not a bool, not a string), else None."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    try:
+        f = float(v)
+    except OverflowError:
+        return None
+    return f if math.isfinite(f) and f > 0 else None
+
+
+def _measured_value(stat: str, v: Any) -> float:
+    """A value under ``values:``: IOPS as a plain number, a latency with its unit; > 0."""
+    if stat == "iops":
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ValueError(f"iops is a plain number of I/Os per second (e.g. 2500), got {v!r}")
+        f = float(v)
+        if not math.isfinite(f) or f <= 0:
+            raise ValueError(f"a measured iops must be a finite number > 0, got {v!r}")
+        return f
+    try:
+        ns = parse_duration_ns(v)
+    except OverflowError:
+        raise ValueError(f"{v!r} is too large for a latency") from None
+    if ns <= 0:
+        raise ValueError(f"a measured latency must be > 0, got {v!r}")
+    return float(ns)
+
+
+def _read_case_yaml(path: Path) -> Any:
+    from cephsim.scenario.load import parse_yaml_text, read_text
+
+    return parse_yaml_text(read_text(path, "case file"), str(path))
 
 
 def load_case(path: str | Path) -> Case:
-    """Read and check a case file (raises CephsimError)."""
+    """Read and check a case file (raises CephsimError located at the file and line)."""
     path = Path(path)
-    try:
-        data = YAML(typ="safe").load(path.read_text("utf-8"))
-    except FileNotFoundError:
-        raise _err(path, "no such case file") from None
-    except Exception as e:  # noqa: BLE001 - any YAML/decoding problem is a user error
-        raise _err(path, f"cannot read case file: {e}") from None
+    data = _read_case_yaml(path)
+    w = _Where(path, data)
+    if data is None:
+        raise w.err("the case file is empty")
     if not isinstance(data, dict):
-        raise _err(path, "a case file must be a YAML mapping")
-    known = {"name", "description", "scenario", "set", "direction", "measurements",
-             "reference", "sigma", "notes"}
-    for k in data:
-        if k not in known:
-            raise _err(path, f"unknown key; known: {', '.join(sorted(known))}", str(k))
+        raise CephsimError.single("a case file must be a YAML mapping (key: value)",
+                                  file=str(path), line=1)
+    w.unknown_keys(data, _CASE_KEYS, "a case file")
     base = path.parent
     if "scenario" not in data:
-        raise _err(path, "missing: the scenario this case calibrates", "scenario")
-    scen = (base / str(data["scenario"])).resolve()
+        raise w.err("missing: the scenario this case calibrates", "scenario")
+    if not isinstance(data["scenario"], str) or not data["scenario"].strip():
+        raise w.err("the path of a scenario file (relative to the case file)", "scenario")
+    scen = (base / data["scenario"]).resolve()
     name = str(data.get("name") or path.stem)
-    overrides = [str(s) for s in (data.get("set") or [])]
-    direction = str(data.get("direction", "write"))
+    raw_set = data.get("set")
+    if raw_set is None:
+        overrides: list[str] = []
+    elif isinstance(raw_set, list):
+        for i, s in enumerate(raw_set):
+            if not isinstance(s, str) or "=" not in s:
+                raise w.err(f"each override is a string dotted.path=value, got {s!r}", "set", i)
+        overrides = list(raw_set)
+    else:
+        raise w.err("a list of dotted.path=value overrides, e.g. [ceph.release=quincy]",
+                    "set")
+    direction = data.get("direction", "write")
     if direction not in ("write", "read"):
-        raise _err(path, "direction must be write or read", "direction")
-    sig_over = data.get("sigma") or {}
+        raise w.err("direction must be write or read", "direction")
+    sig_over = data.get("sigma")
+    if sig_over is None:
+        sig_over = {}
     if not isinstance(sig_over, dict):
-        raise _err(path, "sigma must be a mapping stat: relative tolerance", "sigma")
-    for k in sig_over:
+        raise w.err("a mapping stat: relative tolerance (e.g. {clat.p99.9: 0.3})",
+                    "sigma")
+    sigmas: dict[str, float] = {}
+    for k, v in sig_over.items():
         try:
             check_stat(str(k))
         except ValueError as e:
-            raise _err(path, str(e), f"sigma.{k}") from None
+            raise w.err(str(e), "sigma", k) from None
+        f = _positive_number(v)
+        if f is None:
+            raise w.err(f"a relative tolerance is a finite number > 0 (0.05 = 5 %), got {v!r}",
+                        "sigma", k)
+        sigmas[str(k)] = f
+
+    def sigma(stat: str) -> float:
+        return sigmas.get(stat, default_sigma(stat))
+
     targets: list[Target] = []
+    where_stat: dict[str, tuple[Any, ...]] = {}
     meas = data.get("measurements")
     if not isinstance(meas, list) or not meas:
-        raise _err(path, "a case needs a list of measurements", "measurements")
+        raise w.err("a case needs a list of measurements", "measurements")
     for i, m in enumerate(meas):
-        key = f"measurements.{i}"
+        loc: tuple[Any, ...] = ("measurements", i)
         if not isinstance(m, dict):
-            raise _err(path, "each measurement is a mapping (file or values, source, stats)", key)
+            raise w.err("each measurement is a mapping (file or values, source, stats)", *loc)
+        if "file" in m and "values" in m:
+            raise w.err("a measurement has either a file or values, not both; "
+                        "make them two measurements", *loc)
+        if "file" not in m and "values" not in m:
+            raise w.err("a measurement has either a file or values", *loc)
+        w.unknown_keys(m, _FILE_KEYS if "file" in m else _VALUES_KEYS,
+                       "a file measurement" if "file" in m else "a values measurement", *loc)
         src = m.get("source")
-        if not src:
-            raise _err(path, "every measurement needs its source", f"{key}.source")
+        if not src or not isinstance(src, str):
+            raise w.err("every measurement needs its source (where the numbers come from)",
+                        *loc, "source")
         if "file" in m:
-            targets += _from_file(path, key, base / str(m["file"]), m, str(src), sig_over,
-                                  direction)
-        elif "values" in m:
+            new = _from_file(w, loc, base, m, src, sigma, direction)
+            for t in new:
+                where_stat.setdefault(t.stat, loc + ("stats",))
+            targets += new
+        else:
             vals = m["values"]
             if not isinstance(vals, dict) or not vals:
-                raise _err(path, "values must be a mapping stat: value", f"{key}.values")
+                raise w.err("values must be a mapping stat: value", *loc, "values")
             for stat, v in vals.items():
-                stat = str(stat)
+                stat_s = str(stat)
                 try:
-                    check_stat(stat)
-                    value = float(v) if stat == "iops" else float(parse_duration_ns(v))
+                    check_stat(stat_s)
+                    value = _measured_value(stat_s, v)
                 except (ValueError, CephsimError) as e:
-                    raise _err(path, str(e), f"{key}.values.{stat}") from None
-                targets.append(Target(stat, value, float(sig_over.get(stat, default_sigma(stat))),
-                                      str(src)))
-        else:
-            raise _err(path, "a measurement has either a file or values", key)
+                    raise w.err(str(e), *loc, "values", stat) from None
+                where_stat.setdefault(stat_s, loc + ("values", stat))
+                targets.append(Target(stat_s, value, sigma(stat_s), src))
     refs = []
-    for i, r in enumerate(data.get("reference") or []):
+    raw_refs = data.get("reference")
+    if raw_refs is not None and not isinstance(raw_refs, list):
+        raise w.err("reference is a list of {file, source, note}", "reference")
+    for i, r in enumerate(raw_refs or []):
         if not isinstance(r, dict) or "file" not in r or "source" not in r:
-            raise _err(path, "a reference is {file, source, note}", f"reference.{i}")
-        f = base / str(r["file"])
-        if not f.exists():
-            raise _err(path, f"reference file not found: {f}", f"reference.{i}.file")
+            raise w.err("a reference is {file, source, note}", "reference", i)
+        w.unknown_keys(r, _REFERENCE_KEYS, "a reference", "reference", i)
+        if not isinstance(r["file"], str):
+            raise w.err("the path of a file (relative to the case file)", "reference", i, "file")
+        f = base / r["file"]
+        if not f.is_file():
+            raise w.err(f"reference file not found: {f}", "reference", i, "file")
         refs.append({**r, "file": str(f)})
     seen = [t.stat for t in targets]
     dup = sorted({s for s in seen if seen.count(s) > 1})
     if dup:
-        raise _err(path, f"statistic(s) given twice: {', '.join(dup)}", "measurements")
+        raise w.err(f"statistic(s) given twice: {', '.join(dup)}", *where_stat[dup[0]])
+    unused = [s for s in sigmas if s not in seen]
+    if unused:
+        raise w.err(f"no measurement gives {unused[0]}: its tolerance would be unused",
+                    "sigma", unused[0])
     skip = None
     if not scen.exists():
         skip = (f"scenario {data['scenario']} does not exist (yet); case skipped "
@@ -188,39 +294,52 @@ def load_case(path: str | Path) -> Case:
                 references=refs, skip_reason=skip, notes=str(data.get("notes", "")))
 
 
-def _from_file(case_path: Path, key: str, f: Path, m: dict[str, Any], src: str,
-               sig_over: dict[str, Any], direction: str) -> list[Target]:
+def _from_file(w: _Where, loc: tuple[Any, ...], base: Path, m: dict[str, Any], src: str,
+               sigma: Any, direction: str) -> list[Target]:
     """The statistics of the case's ``direction`` (write or read) in one fio output."""
     from cephsim.readers.detect import read_any
     from cephsim.readers.model import FioMeasurement
 
+    if not isinstance(m["file"], str) or not m["file"].strip():
+        raise w.err("the path of a measurement file (relative to the case file)", *loc, "file")
+    f = base / m["file"]
     if not f.exists():
-        raise _err(case_path, f"measurement file not found: {f}", f"{key}.file")
+        raise w.err(f"measurement file not found: {f}", *loc, "file")
+    if f.is_dir():
+        raise w.err(f"{f} is a directory, expected a measurement file", *loc, "file")
     stats = m.get("stats")
     if not isinstance(stats, list) or not stats:
-        raise _err(case_path, "list the statistics to match from this file", f"{key}.stats")
-    for s in stats:
+        raise w.err("list the statistics to match from this file", *loc, "stats")
+    for j, s in enumerate(stats):
         try:
-            check_stat(str(s))
+            if not isinstance(s, str):
+                raise ValueError(f"a statistic name such as lat.mean, got {s!r}")
+            check_stat(s)
         except ValueError as e:
-            raise _err(case_path, str(e), f"{key}.stats") from None
+            raise w.err(str(e), *loc, "stats", j) from None
+    job_i = m.get("job", 0)
+    if isinstance(job_i, bool) or not isinstance(job_i, int):
+        raise w.err(f"job is the number of a fio job block (0, 1, ...), got {job_i!r}",
+                    *loc, "job")
     meas = read_any(f)
     if not isinstance(meas, FioMeasurement):
-        raise _err(case_path, f"{f}: only fio output can be matched (this is {meas.format}); "
-                   "list it under reference", f"{key}.file")
-    job_i = int(m.get("job", 0))
+        raise w.err(f"{f}: only fio output can be matched (this is {meas.format}); "
+                    "list it under reference", *loc, "file")
     if not 0 <= job_i < len(meas.jobs):
-        raise _err(case_path, f"{f} has {len(meas.jobs)} job block(s); job {job_i} does not exist",
-                   f"{key}.job")
+        raise w.err(f"{f} has {len(meas.jobs)} job block(s); job {job_i} does not exist",
+                    *loc, "job")
     d = meas.jobs[job_i].directions.get(direction)
     if d is None:
-        raise _err(case_path, f"{f}: job {job_i} has no {direction} results", f"{key}.file")
+        raise w.err(f"{f}: job {job_i} has no {direction} results", *loc, "file")
     out = []
-    for s in map(str, stats):
+    for j, s in enumerate(stats):
         v = _fio_value(d, s)
         if v is None:
-            raise _err(case_path, f"{f}: the file has no value for {s}", f"{key}.stats")
-        out.append(Target(s, float(v), float(sig_over.get(s, default_sigma(s))), src, str(f)))
+            raise w.err(f"{f}: the file has no value for {s}", *loc, "stats", j)
+        if _positive_number(v) is None:
+            raise w.err(f"{f}: the file's {s} is {v!r}; a measured value must be > 0",
+                        *loc, "stats", j)
+        out.append(Target(s, float(v), sigma(s), src, str(f)))
     return out
 
 

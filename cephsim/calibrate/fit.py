@@ -41,6 +41,13 @@ class FitOptions:
     verify: bool = True
     progress: Any = None  #: callable(str) for progress lines
 
+    def __post_init__(self) -> None:
+        for flag, v, lo in (("--seeds", self.seeds, 1), ("--ios", self.ios, 1),
+                            ("--max-evals", self.max_evals, 1),
+                            ("--verify-ios", self.verify_ios, 1)):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < lo):
+                raise CephsimError.single(f"{flag} {v!r}: must be a whole number >= {lo}")
+
 
 @dataclass
 class ParamResult:

@@ -104,7 +104,7 @@ def fit_per_unit(model: DiskModel, points: dict[int, float], seed: int = 1) -> i
 
 def load_sweeps(path: str | Path) -> tuple[str, dict[str, tuple[dict[int, float], str | None]]]:
     """Read a sweep file; errors point at the file and line."""
-    from cephsim.scenario.load import _position, read_scenario_data
+    from cephsim.scenario.load import located, read_scenario_data
 
     p = Path(path)
     data = read_scenario_data(p)
@@ -112,9 +112,7 @@ def load_sweeps(path: str | Path) -> tuple[str, dict[str, tuple[dict[int, float]
     problems: list[Problem] = []
 
     def bad(msg: str, *loc: Any) -> None:
-        line, col = _position(data, loc)
-        problems.append(Problem(msg, file=str(p), line=line, column=col,
-                                path=".".join(map(str, loc)) or None))
+        problems.append(located(msg, str(p), data, *loc))
 
     for k in data:
         if k not in ("source", "method", "drives"):
@@ -142,11 +140,21 @@ def load_sweeps(path: str | Path) -> tuple[str, dict[str, tuple[dict[int, float]
                 bad("unknown key; a drive has iops and note", "drives", disk, k)
         pts: dict[int, float] = {}
         for n, v in entry["iops"].items():
-            if not (isinstance(n, int) and n >= 1 and isinstance(v, (int, float)) and v > 0):
+            if not (isinstance(n, int) and not isinstance(n, bool) and n >= 1
+                    and isinstance(v, (int, float)) and not isinstance(v, bool)
+                    and math.isfinite(v) and v > 0):
                 bad("each point is <jobs (integer >= 1)>: <total IOPS (> 0)>", "drives", disk, "iops", n)
                 continue
             pts[n] = float(v)
-        out[str(disk)] = (pts, entry.get("note"))
+        if pts and not any(n >= 2 for n in pts):
+            bad("a sweep needs at least one point with 2 or more jobs (e.g. {1: 1500, 8: 6460}): "
+                "the 1-job point alone cannot show the cost per dirty unit",
+                "drives", disk, "iops")
+            continue
+        note = entry.get("note")
+        if note is not None and not isinstance(note, str):
+            bad("a note is a string", "drives", disk, "note")
+        out[str(disk)] = (pts, note)
     if problems:
         raise CephsimError(problems)
     return str(data["source"]), out

@@ -92,28 +92,56 @@ def read_points(paths: list[Path]) -> tuple[list[Point], list[str]]:
     return pts, warn
 
 
-def _yaml_points(p: Path) -> list[Point]:
-    from ruamel.yaml import YAML
+_FIGURES_KEYS = ("points", "source", "note")
+_POINT_KEYS = ("group", "size", "one_way", "source", "note")
 
+
+def _yaml_points(p: Path) -> list[Point]:
+    """A figures file: ``points: [{group, size, one_way, source}, ...]``; errors located."""
+    from cephsim.scenario.load import located, parse_yaml_text, read_text
     from cephsim.units import parse_duration_ns, parse_size_bytes
 
-    try:
-        data = YAML(typ="safe").load(p.read_text("utf-8"))
-    except FileNotFoundError:
-        raise CephsimError.single("no such file", file=str(p)) from None
-    except Exception as e:  # noqa: BLE001
-        raise CephsimError.single(f"cannot read: {e}", file=str(p)) from None
-    items = (data or {}).get("points") if isinstance(data, dict) else None
+    data = parse_yaml_text(read_text(p), str(p))
+
+    def bad(msg: str, *loc: Any) -> CephsimError:
+        return CephsimError([located(msg, str(p), data, *loc)])
+
+    if not isinstance(data, dict):
+        raise bad("expected 'points: [{group, size, one_way, source}, ...]'")
+    for k in data:
+        if k not in _FIGURES_KEYS:
+            raise bad(f"unknown key; a figures file has {', '.join(_FIGURES_KEYS)}", k)
+    items = data.get("points")
     if not isinstance(items, list) or not items:
-        raise CephsimError.single("expected 'points: [{group, size, one_way, source}, ...]'", file=str(p))
+        raise bad("expected 'points: [{group, size, one_way, source}, ...]'",
+                  *(("points",) if "points" in data else ()))
     out = []
     for i, it in enumerate(items):
+        if not isinstance(it, dict):
+            raise bad("a point is {group, size, one_way, source}", "points", i)
+        for k in it:
+            if k not in _POINT_KEYS:
+                raise bad(f"unknown key; a point has {', '.join(_POINT_KEYS)}", "points", i, k)
+        missing = [k for k in ("group", "size", "one_way", "source") if k not in it]
+        if missing:
+            raise bad(f"missing {', '.join(missing)} (a point needs group, size, one_way and "
+                      "source)", "points", i)
+        for k in ("group", "source"):
+            if not isinstance(it[k], str) or not it[k].strip():
+                raise bad("expected a non-empty string", "points", i, k)
         try:
-            out.append(Point(parse_size_bytes(it["size"]), float(parse_duration_ns(it["one_way"])),
-                             str(it["source"]), str(it["group"])))
-        except (KeyError, TypeError, CephsimError) as e:
-            raise CephsimError.single(f"point {i}: needs group, size, one_way and source ({e})",
-                                      file=str(p), path=f"points.{i}") from None
+            size = parse_size_bytes(it["size"])
+        except (ValueError, OverflowError) as e:  # UnitError is a ValueError
+            raise bad(f"message size: {e}", "points", i, "size") from None
+        if isinstance(it["size"], bool) or size < 1:
+            raise bad(f"a message size is at least 1 byte, got {it['size']!r}", "points", i, "size")
+        try:
+            one_way = parse_duration_ns(it["one_way"])
+        except (ValueError, OverflowError) as e:
+            raise bad(f"one-way latency: {e}", "points", i, "one_way") from None
+        if one_way <= 0:
+            raise bad(f"a one-way latency is > 0, got {it['one_way']!r}", "points", i, "one_way")
+        out.append(Point(size, float(one_way), str(it["source"]), str(it["group"])))
     return out
 
 
@@ -187,6 +215,13 @@ def derive(fit: LineFit, speed_bps: float | None, kernel_ns: float, switch_ns: f
 def netfit(paths: list[Path], speed_bps: float | None = None, kernel_ns: float = 6000.0,
            switch_ns: float = 500.0, links: int = 2,
            store_forward: bool = False) -> tuple[list[LineFit], list[str]]:
+    if isinstance(links, bool) or not isinstance(links, int) or links < 1:
+        raise CephsimError.single(f"--links {links}: a message crosses at least 1 link")
+    for flag, ns in (("--kernel-us", kernel_ns), ("--switch-us", switch_ns)):
+        if not math.isfinite(ns) or ns < 0:
+            raise CephsimError.single(f"{flag} {ns / 1e3}: a latency in us, finite and >= 0")
+    if speed_bps is not None and (not math.isfinite(speed_bps) or speed_bps <= 0):
+        raise CephsimError.single(f"--speed: a link speed is > 0 (got {speed_bps} bit/s)")
     pts, warn = read_points(paths)
     groups: dict[str, list[Point]] = {}
     for p in pts:

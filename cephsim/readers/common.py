@@ -186,7 +186,24 @@ def json_documents(text: str, name: str, *, pairs_hook: Callable[[list[tuple[str
             line, col = line_col(text, start)
             raise ReaderError.at(name, f"invalid JSON: {exc}", line, col) from None
         docs.append((start, obj))
+        _check_glued(text, end, start, name)
         pos = end
+
+
+def _check_glued(text: str, end: int, start: int, name: str) -> None:
+    """A document must end its line: ``}{`` (a second document glued to the first) or
+    ``}garbage`` would otherwise be skipped without a word.  Closing punctuation of an
+    enclosing list (``},`` / ``}]``) is fine."""
+    nl = text.find("\n", end)
+    rest = text[end: len(text) if nl < 0 else nl]
+    stripped = rest.lstrip(" \t")
+    if not stripped or stripped[0] in ",]":
+        return
+    off = end + len(rest) - len(stripped)
+    line, col = line_col(text, off)
+    raise ReaderError.at(name, f"extra data after the JSON document at line {line} (document "
+                         f"starting at line {line_col(text, start)[0]}); put each document "
+                         "on its own line", line, col)
 
 
 def _unclosed(text: str, start: int) -> bool:

@@ -19,6 +19,8 @@ Quirks handled:
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +67,11 @@ def read_fio_json(path: Path | str, text: str | None = None) -> FioMeasurement:
                 warnings.append(warn(name, f"document {index + 1}: job entry {j + 1} is not "
                                      "an object; skipped", line))
                 continue
-            job = _job(entry, index, line, name, warnings)
+            try:
+                job = _job(entry, index, line, name, warnings)
+            except ReaderError as e:
+                _locate(e, text, offset, entry)
+                raise
             if job.directions:
                 jobs.append(job)
     if not jobs:
@@ -73,6 +79,32 @@ def read_fio_json(path: Path | str, text: str | None = None) -> FioMeasurement:
                              "(all directions have total_ios == 0)", line_col(text, docs[0][0])[0])
     return FioMeasurement(source=name, format="fio-json", fio_version=version, jobs=jobs,
                           warnings=warnings)
+
+
+def _locate(err: ReaderError, text: str, offset: int, entry: dict[str, Any]) -> None:
+    """Move a field error from the document's first line to the field's own line.
+
+    The JSON decoder keeps no positions, so the field is found by searching the keys of
+    its dotted path in order, starting at the job's ``jobname``; when that fails the
+    error keeps the document's line."""
+    jobname = entry.get("jobname")
+    for p in err.problems:
+        if not p.path:
+            continue
+        pos = offset
+        if isinstance(jobname, str):
+            m = re.compile(r'"jobname"\s*:\s*' + re.escape(json.dumps(jobname))).search(text, pos)
+            if m is None:
+                continue
+            pos = m.end()
+        keys = p.path.split(".")[len(str(jobname).split(".")) if jobname is not None else 1:]
+        for key in keys:
+            m = re.compile(re.escape(json.dumps(key)) + r"\s*:").search(text, pos)
+            if m is None:
+                break
+            pos = m.start()
+        else:
+            p.line, p.column = line_col(text, pos)
 
 
 def _int(v: Any) -> int | None:
@@ -100,15 +132,30 @@ def _job(entry: dict[str, Any], index: int, line: int, name: str,
     return job
 
 
+def _field(block: dict[str, Any], key: str, where: str, name: str, line: int) -> float | None:
+    """A number fio always writes as a number >= 0: absent -> None; anything else -> error."""
+    if key not in block:
+        return None
+    value = block[key]
+    v = finite_number(value)
+    if v is None:
+        raise ReaderError([Problem(f"{key} is {json.dumps(value)}, expected a number",
+                                   file=name, line=line, path=f"{where}.{key}")])
+    if v < 0:
+        raise ReaderError([Problem(f"{key} is {json.dumps(value)}: cannot be negative",
+                                   file=name, line=line, path=f"{where}.{key}")])
+    return v
+
+
 def _direction(direction: str, block: dict[str, Any], where: str, name: str, line: int,
                warnings: list[Problem]) -> FioDirection | None:
-    total = _int(block.get("total_ios"))
+    total = _field(block, "total_ios", where, name, line)
     if total == 0:
         return None
-    d = FioDirection(direction, total_ios=total)
-    d.iops = finite_number(block.get("iops"))
-    bw_bytes = finite_number(block.get("bw_bytes"))
-    bw = finite_number(block.get("bw"))
+    d = FioDirection(direction, total_ios=None if total is None else int(total))
+    d.iops = _field(block, "iops", where, name, line)
+    bw_bytes = _field(block, "bw_bytes", where, name, line)
+    bw = _field(block, "bw", where, name, line)
     d.bw_bytes = bw_bytes if bw_bytes is not None else (bw * 1024 if bw is not None else None)
     d.io_bytes = _int(block.get("io_bytes"))
     if d.io_bytes is None and finite_number(block.get("io_kbytes")) is not None:
@@ -121,7 +168,8 @@ def _direction(direction: str, block: dict[str, Any], where: str, name: str, lin
             stats, factor = block[kind], 1000
         else:
             continue
-        parsed = _stats(stats, factor)
+        parsed = _stats(stats, factor, f"{where}.{f'{kind}_ns' if factor == 1 else kind}", name,
+                        line)
         if parsed.n == 0:
             continue  # e.g. slat with a sync engine: fio prints zeros
         setattr(d, kind, parsed)
@@ -140,14 +188,15 @@ def _direction(direction: str, block: dict[str, Any], where: str, name: str, lin
     return d
 
 
-def _stats(stats: dict[str, Any], factor: int) -> LatencyStats:
+def _stats(stats: dict[str, Any], factor: int, where: str, name: str, line: int) -> LatencyStats:
     out = LatencyStats()
     for key, attr in (("min", "min_ns"), ("max", "max_ns"), ("mean", "mean_ns"),
                       ("stddev", "stddev_ns")):
-        v = finite_number(stats.get(key))
+        v = _field(stats, key, where, name, line)
         if v is not None:
             setattr(out, attr, round(v * factor))
-    out.n = _int(stats.get("N"))
+    n = _field(stats, "N", where, name, line)
+    out.n = None if n is None else int(n)
     return out
 
 
@@ -164,6 +213,10 @@ def _percentiles(pct: dict[str, Any], factor: int, where: str, name: str, line: 
             warnings.append(warn(name, f"{where}.percentile: unreadable entry "
                                  f"{key!r}: {value!r}; skipped", line))
             continue
+        if v < 0:
+            raise ReaderError([Problem(f"percentile {key} is {json.dumps(value)}: a latency "
+                                       "cannot be negative", file=name, line=line,
+                                       path=f"{where}.percentile")])
         out[p] = round(v * factor)
     return out
 

@@ -130,11 +130,16 @@ def read_fio_text(path: Path | str, text: str | None = None) -> FioMeasurement:
 
 
 def _number(st: _State, text: str, raw: str, start: int, ln: int, what: str):
+    """A count, rate or latency: unreadable -> warning and None; negative -> error."""
     try:
-        return parse_decimal(text)
+        v = parse_decimal(text)
     except ValueError:
         st.w(f"unreadable {what} {text.strip()!r}; left missing", ln, start + 1)
         return None
+    if v < 0:
+        raise ReaderError.at(st.name, f"{what} {text.strip()}: cannot be negative", ln,
+                             start + 1 + len(text) - len(text.lstrip()))
+    return v
 
 
 def _direction_line(st: _State, direction: str, rest: str, raw: str, ln: int) -> None:

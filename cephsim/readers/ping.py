@@ -103,7 +103,12 @@ def _summary(run: PingSummary, m: re.Match[str], raw: str, ln: int, name: str,
         attr = {"min": "rtt_min_ns", "avg": "rtt_avg_ns", "max": "rtt_max_ns"}.get(
             label, "rtt_mdev_ns")
         try:
-            setattr(run, attr, to_ns(parse_decimal(val), unit))
+            value = parse_decimal(val)
         except ValueError:
             warnings.append(warn(name, f"unreadable {label} {val!r}; left missing", ln, col))
+        else:
+            if value < 0:
+                raise ReaderError.at(name, f"{label} round-trip time {val} {unit}: cannot be "
+                                     "negative", ln, col)
+            setattr(run, attr, to_ns(value, unit))
         col += len(val) + 1

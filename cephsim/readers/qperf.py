@@ -110,6 +110,10 @@ def _field(r: QperfResult, key: str, val: str, raw: str, ln: int, name: str,
         return
     num, unit, exact = parsed
     col = raw.index(unit, raw.index("=")) + 1 if unit else None
+    if num < 0 or (key == "latency" and num == 0):
+        raise ReaderError.at(name, f"{key} = {val}: " + ("a latency must be > 0" if key == "latency"
+                                                         else "cannot be negative"),
+                             ln, raw.index("=") + 2)
     if key == "latency":
         if unit not in TIME_UNITS_NS:
             raise ReaderError.at(name, f"unknown latency unit {unit!r} (qperf prints ns, us, "

@@ -42,16 +42,29 @@ def parse_yaml_text(text: str, filename: str) -> Any:
         raise CephsimError.single(f"cannot read YAML: {e}", file=filename) from None
 
 
-def read_scenario_data(path: Path) -> Any:
+def read_text(path: Path, what: str = "file") -> str:
+    """A UTF-8 input file's text; a missing, unreadable or binary file is a located error."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise CephsimError.single("no such file", file=str(path)) from None
+        raise CephsimError.single(f"no such {what}", file=str(path)) from None
+    except IsADirectoryError:
+        raise CephsimError.single(f"is a directory, expected a {what}", file=str(path)) from None
     except UnicodeDecodeError:
         raise CephsimError.single("not a text (UTF-8) file", file=str(path)) from None
     except OSError as e:
-        raise CephsimError.single(f"cannot read: {e.strerror}", file=str(path)) from None
-    data = parse_yaml_text(text, str(path))
+        raise CephsimError.single(f"cannot read: {e.strerror or e}", file=str(path)) from None
+
+
+def located(msg: str, file: str, data: Any, *loc: Any) -> Problem:
+    """A problem at the key ``loc`` of a YAML document ``data`` read from ``file`` (its line
+    and column when the key is there; the file alone for ``loc`` empty)."""
+    line, col = _position(data, loc) if loc else (None, None)
+    return Problem(msg, file=file, line=line, column=col, path=".".join(map(str, loc)) or None)
+
+
+def read_scenario_data(path: Path) -> Any:
+    data = parse_yaml_text(read_text(path), str(path))
     if data is None:
         raise CephsimError.single("the file is empty", file=str(path))
     if not isinstance(data, dict):
