@@ -123,3 +123,69 @@ def test_inline_cpu_figures_are_checked(change, words):
         cpu[k] = f"{cpu[k] / 1e6:g}MHz"
     with pytest.raises(ValidationError, match=words.replace("(", r"\(")):
         CPUModel.model_validate({**cpu, **change})
+
+
+def _raw(kind: str, name: str) -> dict:
+    """A catalog entry exactly as its data file gives it (units written out)."""
+    from ruamel.yaml import YAML
+
+    return YAML(typ="safe").load((ROOT / "cephsim" / "catalog" / "data" / f"{kind}.yaml")
+                                 .read_text())[name]
+
+
+@pytest.mark.parametrize(("kind", "name", "change", "words"), [
+    ("disks", "pm9a3", {"write_bandwidth": "0MB/s"}, "greater than 0"),
+    ("disks", "pm9a3", {"read_bandwidth": "-1MB/s"}, "greater than 0"),
+    ("disks", "generic-consumer-sata", {"flush_per_dirty_unit": "-5us"}, "greater than or equal to 0"),
+    ("switches", "generic-cut-through-25g", {"speed": "0Gbit/s"}, "greater than 0"),
+    ("switches", "denverton-router-1g", {"forwarding_cycles": -100}, "greater than or equal to 0"),
+    ("switches", "denverton-router-1g", {"forwarding_cycles": float("nan")}, "finite"),
+])
+def test_inline_disk_and_switch_figures_are_checked(kind, name, change, words):
+    from cephsim.catalog.models import DiskModel, SwitchModel
+
+    model = {"disks": DiskModel, "switches": SwitchModel}[kind]
+    data = _raw(kind, name)
+    model.model_validate(data)  # the entry itself is fine
+    with pytest.raises(ValidationError, match=words):
+        model.model_validate({**data, **change})
+
+
+def test_cstate_figures_cannot_be_negative():
+    from cephsim.catalog.models import CStateTable
+
+    table = _raw("cstates", "amd-acpi-c2-400")
+    CStateTable.model_validate(table)
+    table["states"][-1]["wake_penalty"] = "-1us"
+    with pytest.raises(ValidationError, match="greater than or equal to 0"):
+        CStateTable.model_validate(table)
+
+
+@pytest.mark.parametrize(("sets", "path", "words"), [
+    (["pool.pg_num=100000"], "pool.pg_num", "less than or equal to 65536"),
+    (["run.ios=2000000000"], "run.ios", "less than or equal to 1000000000"),
+    (["hosts.osd.osds.count=300"], "hosts.0.osds.count", "less than or equal to 256"),
+    (["run.runtime=25h"], None, "at most 24h"),
+])
+def test_size_limits(tmp_path, run_cli, sets, path, words):
+    scen = tmp_path / "s.yaml"
+    scen.write_text(BASE)
+    args = ["validate", scen]
+    for s in sets:
+        args += ["--set", s]
+    r = run_cli(*args)
+    assert_short_error(r, f"--set {sets[0]}", words, *([f" {path}: "] if path else []))
+
+
+def test_compare_fio_output_that_is_an_input(tmp_path, run_cli):
+    sim = tmp_path / "sim.json"
+    r = run_cli("run", QS, "--set", "run.ios=200", "-q", "-f", "json", "-o", sim)
+    assert r.exit_code == 0, r.output
+    before = sim.read_text()
+    assert_short_error(run_cli("compare-fio", sim, sim, "-o", sim), "is one of the input files")
+    assert sim.read_text() == before
+
+
+def test_latency_plot_suffix_names_its_option(run_cli):
+    assert_short_error(run_cli("explain", QS, "--latency-plot", "lat.txt"),
+                       "--latency-plot lat.txt", ".png, .svg or .pdf")
