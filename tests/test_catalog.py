@@ -89,6 +89,26 @@ def test_covers_components_yaml_cpu_clocks():
     assert expected <= set(CAT.cpus), expected - set(CAT.cpus)
 
 
+def test_covers_published_setups_without_figures():
+    """Hardware of the published setups listed under 'Gaps' in measurements.md."""
+    need = {
+        # boniface.me 'Ceph tuning adventures' part 2: Dell R430, E5-2683 v4,
+        # 2x DC S3700 + Optane P4801X DB/WAL, 2x10GbE LACP
+        "cpus": {"xeon-e5-2683v4", "epyc-7302p", "ryzen7-pro-8700g"},
+        "disks": {"intel-s3700", "optane-p4801x", "micron-9300-max", "intel-s4500"},
+        "nics": {"intel-i226-2.5g", "generic-10g", "generic-100g"},
+        "switches": {"generic-2.5g-switch"},
+    }
+    for kind, ids in need.items():
+        assert ids <= set(CAT.of(kind)), (kind, ids - set(CAT.of(kind)))
+    assert CAT.cpus["xeon-e5-2683v4"].cstates == "intel-bdw"
+    assert CAT.cpus["epyc-7302p"].microarch == "zen2"
+    assert CAT.cpus["ryzen7-pro-8700g"].microarch == "zen4"
+    for id_ in ("intel-s3700", "optane-p4801x", "micron-9300-max"):
+        assert CAT.disks[id_].plp
+    assert CAT.nics["intel-i226-2.5g"].speed_bps == 2.5e9
+
+
 def test_covers_disk_classes_and_measured_drives():
     expected = {
         # components.md section 3 classes
