@@ -42,6 +42,13 @@ from cephsim.errors import CephsimError, Problem
 
 #: simulated seconds per replayed sweep point (a few thousand flushes at these rates)
 REPLAY_SECONDS = 20.0
+#: most jobs in one sweep point, the same bound a scenario puts on ``workload.numjobs``:
+#: each fio job is a thread or process doing sync writes at queue depth 1, so 1024 on one
+#: drive is far past the point where flush merging saturates (the sweeps in
+#: calibration/consumer-flush/sweeps.yaml stop at 16), and the replay simulates every job
+#: for REPLAY_SECONDS, so a typo such as ``80000`` would run for ages before anything
+#: is printed
+MAX_SWEEP_JOBS = 1024
 _BOUNDS_NS = (5_000.0, 10_000_000.0)
 
 
@@ -139,14 +146,23 @@ def load_sweeps(path: str | Path) -> tuple[str, dict[str, tuple[dict[int, float]
             if k not in ("iops", "note"):
                 bad("unknown key; a drive has iops and note", "drives", disk, k)
         pts: dict[int, float] = {}
+        before = len(problems)
         for n, v in entry["iops"].items():
-            if not (isinstance(n, int) and not isinstance(n, bool) and n >= 1
-                    and isinstance(v, (int, float)) and not isinstance(v, bool)
+            if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+                bad(f"{n!r} is not a number of jobs: each point is <jobs (integer >= 1)>: "
+                    "<total IOPS (> 0)>", "drives", disk, "iops", n)
+                continue
+            if n > MAX_SWEEP_JOBS:
+                bad(f"{n} jobs: at most {MAX_SWEEP_JOBS} jobs per point (as workload.numjobs)",
+                    "drives", disk, "iops", n)
+                continue
+            if not (isinstance(v, (int, float)) and not isinstance(v, bool)
                     and math.isfinite(v) and v > 0):
                 bad("each point is <jobs (integer >= 1)>: <total IOPS (> 0)>", "drives", disk, "iops", n)
                 continue
             pts[n] = float(v)
-        if pts and not any(n >= 2 for n in pts):
+        # (after a refused point the remaining ones are not judged as a whole)
+        if len(problems) == before and pts and not any(n >= 2 for n in pts):
             bad("a sweep needs at least one point with 2 or more jobs (e.g. {1: 1500, 8: 6460}): "
                 "the 1-job point alone cannot show the cost per dirty unit",
                 "drives", disk, "iops")

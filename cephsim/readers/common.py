@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
@@ -183,7 +183,9 @@ def json_documents(text: str, name: str, *, pairs_hook: Callable[[list[tuple[str
             raise ReaderError.at(name, f"{what} (document starting at line "
                                  f"{line_col(text, start)[0]})", line, col) from None
         except (RecursionError, ValueError) as exc:
-            line, col = line_col(text, start)
+            # NaN/Infinity: point at the constant itself, not at the document's start
+            const = _first_constant(text, start)
+            line, col = line_col(text, start if const is None else const)
             raise ReaderError.at(name, f"invalid JSON: {exc}", line, col) from None
         docs.append((start, obj))
         _check_glued(text, end, start, name)
@@ -204,6 +206,17 @@ def _check_glued(text: str, end: int, start: int, name: str) -> None:
     raise ReaderError.at(name, f"extra data after the JSON document at line {line} (document "
                          f"starting at line {line_col(text, start)[0]}); put each document "
                          "on its own line", line, col)
+
+
+_CONSTANT_RE = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)')
+
+
+def _first_constant(text: str, start: int) -> int | None:
+    """Offset of the first bare ``NaN``/``Infinity`` (outside strings) from ``start``."""
+    for m in _CONSTANT_RE.finditer(text, start):
+        if m.group(1):
+            return m.start(1)
+    return None
 
 
 def _unclosed(text: str, start: int) -> bool:
@@ -252,3 +265,109 @@ class DuplicateKeys:
             else:
                 out[key] = value
         return out
+
+
+# ------------------------------------------------------------ JSON field checks
+
+_WS_RE = re.compile(r"[ \t\n\r]*")
+_SKIP = json.JSONDecoder()  # only to step over values (accepts NaN: the file was read already)
+
+
+def json_offset(text: str, start: int, path: Sequence[str | int]) -> int:
+    """Offset in ``text`` of the field at ``path`` (keys and list indexes) of the JSON
+    document starting at ``start``: the member's key for an object member, the value for
+    a list item.  ``key#2`` is the second ``key`` of an object (:class:`DuplicateKeys`).
+
+    The decoder keeps no positions, so the document is walked along ``path`` only (other
+    values are stepped over); where the walk cannot go on, the deepest position found is
+    returned, at worst ``start``.  Used on the error path only."""
+    at = pos = start
+    try:
+        for step in path:
+            pos = _WS_RE.match(text, pos).end()  # type: ignore[union-attr]
+            if text[pos] == "{" and isinstance(step, str):
+                want, _, nth_s = step.rpartition("#")
+                if not (want and nth_s.isdigit()):
+                    want, nth_s = step, "1"
+                nth = int(nth_s)
+                pos = _WS_RE.match(text, pos + 1).end()  # type: ignore[union-attr]
+                found = None
+                while text[pos] != "}":
+                    key_at = pos
+                    key, pos = json.decoder.scanstring(text, pos + 1)
+                    pos = _WS_RE.match(text, pos).end()  # type: ignore[union-attr]
+                    pos = _WS_RE.match(text, pos + 1).end()  # type: ignore[union-attr]  # ':'
+                    if key == want:
+                        nth -= 1
+                        if nth == 0:
+                            found = key_at
+                            break
+                    _, pos = _SKIP.raw_decode(text, pos)
+                    pos = _WS_RE.match(text, pos).end()  # type: ignore[union-attr]
+                    if text[pos] == ",":
+                        pos = _WS_RE.match(text, pos + 1).end()  # type: ignore[union-attr]
+                if found is None:
+                    return at
+                at = found
+            elif text[pos] == "[" and isinstance(step, int):
+                pos = _WS_RE.match(text, pos + 1).end()  # type: ignore[union-attr]
+                for _ in range(step):
+                    _, pos = _SKIP.raw_decode(text, pos)
+                    pos = _WS_RE.match(text, pos).end()  # type: ignore[union-attr]
+                    if text[pos] != ",":
+                        return at
+                    pos = _WS_RE.match(text, pos + 1).end()  # type: ignore[union-attr]
+                if text[pos] == "]":
+                    return at
+                at = pos
+            else:
+                return at
+    except (IndexError, ValueError, RecursionError, AttributeError):
+        return at
+    return at
+
+
+def json_error(name: str, text: str, start: int, path: Sequence[str | int], message: str,
+               shown: str | None = None) -> ReaderError:
+    """A :class:`ReaderError` for the field at ``path`` of the JSON document at ``start``,
+    located at that field's line and column (see :func:`json_offset`); ``shown`` is the
+    dotted path printed with the message (default: ``path`` joined with dots)."""
+    line, col = line_col(text, json_offset(text, start, path))
+    return ReaderError([Problem(message, file=name, line=line, column=col,
+                                path=shown if shown is not None else ".".join(map(str, path)))])
+
+
+def json_number(value: Any, key: str, *, strings: bool = False, integer: bool = False,
+                positive: bool = False) -> Decimal:
+    """A JSON value the tool always writes as a finite number >= 0 (> 0 with
+    ``positive``; whole with ``integer``; a numeric string too with ``strings``).
+
+    Raises :class:`ValueError` whose message reads like the fio JSON reader's
+    (``iops is "fast", expected a number`` / ``... cannot be negative``)."""
+    shown = json.dumps(value) if not isinstance(value, float) or math.isfinite(value) \
+        else repr(value)
+    if isinstance(value, bool) or value is None or isinstance(value, (list, dict)):
+        raise ValueError(f"{key} is {shown}, expected a number")
+    if isinstance(value, str):
+        if not strings:
+            raise ValueError(f"{key} is {shown}, expected a number (not a string)")
+        try:
+            number = parse_decimal(value)
+        except ValueError:
+            raise ValueError(f"{key} is {shown}, expected a number") from None
+    elif isinstance(value, (int, float)):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"{key} is out of range (too large for a number), expected a "
+                             "finite number")
+        number = Decimal(value) if isinstance(value, int) else Decimal(repr(value))
+        if abs(number) > Decimal(10) ** 30:
+            raise ValueError(f"{key} is out of range ({shown}), expected a finite number")
+    else:  # pragma: no cover - json gives no other types
+        raise ValueError(f"{key} is {shown}, expected a number")  # noqa: TRY004 - one error type
+    if number < 0:
+        raise ValueError(f"{key} is {shown}: cannot be negative")
+    if positive and number == 0:
+        raise ValueError(f"{key} is {shown}: must be > 0")
+    if integer and number != number.to_integral_value():
+        raise ValueError(f"{key} is {shown}, expected a whole number")
+    return number

@@ -19,6 +19,19 @@ Quirks handled:
   ``sub_op_commit_rec from 41``): milestones are matched by prefix; the last
   ``sub_op_commit_rec`` (slowest replica) is the one that gates ``commit_sent``.
 
+Refused, at the field's line and column: a ring ``size``/``num to keep`` that is
+not a whole number >= 0, a ring or op ``duration`` that is negative, out of range
+or not a number (a string, ``null``, ``true``; bare ``NaN``/``Infinity`` are not
+JSON), and a milestone (below) whose time is earlier than a milestone listed
+before it in the same op: the OSD appends them as the op moves on, so time
+going backwards means a clock step or an edited file, and the stages would be
+wrong.  Only ``op_commit`` and ``sub_op_commit_rec`` may interleave (the local
+commit and the replicas' acks are marked by different threads); other events
+are not checked (``throttled``/``header_read``/``all_read``/``dispatched`` carry
+the messenger's earlier stamps).  An op ``duration`` of 10^6 s or more (an
+unsigned wrap) is ignored with a warning and recomputed from the events.
+Truncated JSON is an error (see :func:`~cephsim.readers.common.json_documents`).
+
 Per op, ``stages`` maps ``"a -> b"`` to the time between consecutive
 milestones (``initiated``, ``queued_for_pg``, ``reached_pg``, ``started``,
 ``waiting for subops from``, ``op_commit``, ``sub_op_commit_rec``,
@@ -33,8 +46,8 @@ from pathlib import Path
 from typing import Any
 
 from cephsim.errors import Problem
-from cephsim.readers.common import (DuplicateKeys, ReaderError, finite_number, json_documents,
-                                    read_text, to_ns, warn)
+from cephsim.readers.common import (DuplicateKeys, ReaderError, json_documents, json_error,
+                                    json_number, read_text, to_ns, warn)
 from cephsim.readers.model import HistoricOp, HistoricOps, OpEvent
 
 MILESTONES = ("initiated", "queued_for_pg", "reached_pg", "started", "waiting for subops from",
@@ -75,25 +88,38 @@ def read_historic_ops(path: Path | str, text: str | None = None) -> HistoricOps:
     if text is None:
         text = read_text(path)
     hook = DuplicateKeys()
-    docs = [d for _, d in json_documents(text, name, pairs_hook=hook) if is_historic(d)]
+    docs = [(off, d) for off, d in json_documents(text, name, pairs_hook=hook)
+            if is_historic(d)]
     if not docs:
         raise ReaderError.at(name, "no dump_historic_ops output found (expected JSON with an "
                              "\"ops\" list of ops with \"description\")")
-    doc = docs[-1]
+    offset, doc = docs[-1]
     out = HistoricOps(source=name)
     for key in sorted(set(hook.seen)):
         out.warnings.append(warn(name, f"duplicate JSON key {key!r} repeated "
                                  f"{hook.seen.count(key)} time(s); later values kept as "
                                  f"'{key}#2'... (plain JSON readers would drop them)"))
-    size = finite_number(doc.get("size", doc.get("num to keep")))
+
+    def header(*keys: str, integer: bool = False) -> float | None:
+        key = next((k for k in keys if k in doc), None)
+        if key is None:
+            return None
+        try:
+            return float(json_number(doc[key], key, integer=integer))
+        except ValueError as e:
+            raise json_error(name, text, offset, [key], str(e)) from None
+
+    size = header("size", "num to keep", integer=True)
     out.size = int(size) if size is not None else None
-    out.duration_s = finite_number(doc.get("duration", doc.get("duration to keep")))
+    out.duration_s = header("duration", "duration to keep")
     layouts: set[str] = set()
-    for i, op in enumerate(doc.get("ops", doc.get("Ops")) or []):
+    ops_key = "ops" if "ops" in doc else "Ops"
+    for i, op in enumerate(doc.get(ops_key) or []):
         if not isinstance(op, dict):
             out.warnings.append(warn(name, f"ops[{i}] is not an object; skipped"))
             continue
-        out.ops.append(_op(op, i, name, out.warnings, layouts))
+        where = _Where(name, text, offset, [ops_key, i])
+        out.ops.append(_op(op, i, where, out.warnings, layouts))
     out.layout = ("list" if "list" in layouts else "crimson" if "crimson" in layouts
                   else "dict")
     if "crimson" in layouts:
@@ -102,39 +128,68 @@ def read_historic_ops(path: Path | str, text: str | None = None) -> HistoricOps:
     return out
 
 
-def _events(op: dict[str, Any], layouts: set[str]) -> list[Any]:
+class _Where:
+    """Where an op sits in the file, to locate an error at one of its fields."""
+
+    def __init__(self, name: str, text: str, offset: int, path: list[str | int]) -> None:
+        self.name, self.text, self.offset, self.path = name, text, offset, path
+
+    def error(self, message: str, *sub: str | int) -> ReaderError:
+        path = self.path + list(sub)
+        shown = ".".join(str(k) for k in path)
+        return json_error(self.name, self.text, self.offset, path, message, shown)
+
+
+def _events(op: dict[str, Any], layouts: set[str]) -> tuple[list[Any], list[str | int]]:
+    """The op's event list and its path inside the op (for locating errors)."""
     td = op.get("type_data")
     if isinstance(td, dict):
         layouts.add("dict")
         ev = td.get("events")
-        return ev if isinstance(ev, list) else []
+        return (ev, ["type_data", "events"]) if isinstance(ev, list) else ([], [])
     if isinstance(td, list):
         layouts.add("list")
-        for item in td:
+        for j, item in enumerate(td):
             if isinstance(item, list) and any(isinstance(e, dict) and "event" in e
                                               for e in item):
-                return item
-        return []
+                return item, ["type_data", j]
+        return [], []
     if "detail" in op or "type" in op:
         layouts.add("crimson")
-    return []
+    return [], []
 
 
-def _op(op: dict[str, Any], i: int, name: str, warnings: list[Problem],
+#: the commits of an op's write and its replicas, marked by different threads: these two
+#: milestones may be listed out of time order among themselves
+_INTERLEAVED = ("op_commit", "sub_op_commit_rec")
+#: an op duration this long (~11.6 days) is an unsigned wrap-around, not a measurement
+_WRAPPED_S = 1e6
+
+
+def _op(op: dict[str, Any], i: int, where: _Where, warnings: list[Problem],
         layouts: set[str]) -> HistoricOp:
+    name = where.name
     desc = str(op.get("description", ""))
     out = HistoricOp(description=desc,
                      initiated_at=op.get("initiated_at") if isinstance(op.get("initiated_at"),
                                                                         str) else None)
-    dur = finite_number(op.get("duration"))
-    if dur is not None and 0 <= dur < 1e6:
-        out.duration_ns = to_ns(dur, "s")
+    if "duration" in op:
+        try:
+            dur = float(json_number(op["duration"], "duration"))
+        except ValueError as e:
+            raise where.error(str(e), "duration") from None
+        if dur < _WRAPPED_S:
+            out.duration_ns = to_ns(dur, "s")
+        else:
+            warnings.append(warn(name, f"ops[{i}]: duration {op['duration']} s is an unsigned "
+                                 "wrap-around; recomputed from the events"))
     out.is_write = bool(re.search(r"write|omap-set|append|ondisk\+write", desc)) or \
         desc.startswith(("osd_repop", "osd_sub_op"))
-    raw_events = _events(op, layouts)
+    raw_events, ev_path = _events(op, layouts)
     t0: datetime | None = None
     bad = 0
-    for e in raw_events:
+    last: tuple[str, datetime, str] | None = None  # latest milestone so far: name, time, raw
+    for k, e in enumerate(raw_events):
         if not isinstance(e, dict) or not isinstance(e.get("event"), str):
             bad += 1
             continue
@@ -142,8 +197,19 @@ def _op(op: dict[str, Any], i: int, name: str, warnings: list[Problem],
         if t is not None and t0 is None:
             t0 = t
         offset = None
-        if t is not None and t0 is not None:
+        if t is not None and t0 is not None:  # parse_time gives aware times only
             offset = (t - t0) // _ONE_US * 1000
+        m = _milestone(e["event"])
+        if m is not None and t is not None:
+            if last is not None and t < last[1] and not (
+                    m in _INTERLEAVED and _milestone(last[0]) in _INTERLEAVED):
+                back = (last[1] - t) // _ONE_US
+                raise where.error(f"{e['event']!r} at {e['time']} is {back} us earlier than "
+                                  f"{last[0]!r} ({last[2]}) listed before it: time goes "
+                                  "backwards within the op (clock step or edited file?)",
+                                  *ev_path, k, "time")
+            if last is None or t >= last[1]:
+                last = (e["event"], t, str(e["time"]))
         out.events.append(OpEvent(name=e["event"], time=str(e.get("time")), offset_ns=offset))
     if bad:
         warnings.append(warn(name, f"ops[{i}]: {bad} malformed event(s) skipped"))

@@ -12,6 +12,15 @@ Quirks handled:
   ``perf reset``) is an error rather than a negative latency.
 - Text before/after the JSON (a shell prompt) is skipped; if a file holds
   several dumps the last one is used, with a warning.
+
+Refused, at the field's line and column: an ``avgcount`` that is not a whole
+number >= 0; a ``sum``/``avgtime`` or plain counter that is negative, not a
+number (a string, ``null``, ``true``) or out of range (``1e400``; bare
+``NaN``/``Infinity`` are not JSON); an average with only one of ``avgcount``
+and ``sum``; a ``sum`` > 0 with ``avgcount`` 0 (Ceph reads the pair
+consistently, so time without a count means an edited or damaged file - and
+the count is the divisor of every mean).  Truncated JSON is an error (see
+:func:`~cephsim.readers.common.json_documents`).
 """
 
 from __future__ import annotations
@@ -20,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from cephsim.errors import CephsimError, Problem
-from cephsim.readers.common import (ReaderError, finite_number, json_documents, read_text, to_ns,
-                                    warn)
+from cephsim.readers.common import (ReaderError, json_documents, json_error, json_number,
+                                    read_text, to_ns, warn)
 from cephsim.readers.model import AvgCounter, IntervalAverage, PerfDump
 
 
@@ -45,7 +54,7 @@ def read_perf_dump(path: Path | str, text: str | None = None) -> PerfDump:
     name = str(path)
     if text is None:
         text = read_text(path)
-    docs = [d for _, d in json_documents(text, name) if is_perf_dump(d)]
+    docs = [(off, d) for off, d in json_documents(text, name) if is_perf_dump(d)]
     if not docs:
         raise ReaderError.at(name, "no perf dump found (expected JSON collections with "
                              "{\"avgcount\": ..., \"sum\": ...} counters)")
@@ -54,28 +63,46 @@ def read_perf_dump(path: Path | str, text: str | None = None) -> PerfDump:
         out.warnings.append(warn(name, f"{len(docs)} perf dumps in one file; using the last "
                                  "(give before/after dumps as two files to get interval "
                                  "averages)"))
-    for coll, counters in docs[-1].items():
+    offset, doc = docs[-1]
+    for coll, counters in doc.items():
         if not isinstance(counters, dict):
             continue
         for key, c in counters.items():
             full = f"{coll}.{key}"
             if isinstance(c, dict):
-                _average(out, full, c, name)
-            else:
-                v = finite_number(c)
-                if v is not None:
-                    out.values[full] = v
+                _average(out, coll, key, c, name, text, offset)
+                continue
+            try:
+                out.values[full] = float(json_number(c, key))
+            except ValueError as e:
+                raise json_error(name, text, offset, [coll, key], str(e)) from None
     return out
 
 
-def _average(out: PerfDump, full: str, c: dict[str, Any], name: str) -> None:
-    if "avgcount" not in c or "sum" not in c:
+def _average(out: PerfDump, coll: str, key: str, c: dict[str, Any], name: str, text: str,
+             offset: int) -> None:
+    if "avgcount" not in c and "sum" not in c:
         return  # histogram or other structure
-    count, total = finite_number(c["avgcount"]), finite_number(c["sum"])
-    if count is None or total is None or count < 0 or total < 0:
-        out.warnings.append(warn(name, f"{full}: unreadable average {c!r}; skipped"))
-        return
-    avgtime = finite_number(c.get("avgtime"))
+    full = f"{coll}.{key}"
+    for need in ("avgcount", "sum"):
+        if need not in c:
+            raise json_error(name, text, offset, [coll, key],
+                             f"an average counter has avgcount and sum; {need} is missing")
+
+    def number(field: str, **kw: bool) -> Any:
+        try:
+            return json_number(c[field], field, **kw)
+        except ValueError as e:
+            raise json_error(name, text, offset, [coll, key, field], str(e),
+                             f"{full}.{field}") from None
+
+    count = number("avgcount", integer=True)
+    total = number("sum")
+    avgtime = number("avgtime") if "avgtime" in c else None
+    if count == 0 and total > 0:
+        raise json_error(name, text, offset, [coll, key, "sum"],
+                         f"sum is {c['sum']} but avgcount is 0: time without any event "
+                         "(edited or damaged dump?)", f"{full}.sum")
     out.averages[full] = AvgCounter(
         avgcount=int(count), sum_ns=to_ns(total, "s"),
         avgtime_ns=to_ns(avgtime, "s") if avgtime is not None else None)
@@ -98,6 +125,11 @@ def diff_perf_dumps(before: PerfDump, after: PerfDump) -> dict[str, IntervalAver
             problems.append(Problem(f"counter went backwards between {before.source} and this "
                                     "dump (OSD restart or 'perf reset'?)", file=after.source,
                                     path=key))
+            continue
+        if dcount == 0 and dsum > 0:
+            problems.append(Problem(f"sum grew by {dsum} ns since {before.source} but avgcount "
+                                    "did not: time without any event (dumps of different OSDs, "
+                                    "or an edited file?)", file=after.source, path=key))
             continue
         out[key] = IntervalAverage(count=dcount,
                                    mean_ns=round(dsum / dcount) if dcount else None)

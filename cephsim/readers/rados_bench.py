@@ -13,18 +13,27 @@ Quirks handled:
   and cleanup trailers are skipped.
 - JSON keys (``average_latency`` ...) are normalised (a historical build
   printed ``"max_latency:"`` with a stray colon); values may be strings.
+
+Refused, at the line and column of the value (JSON: of its key): a summary
+value that is not a number (``nan``/``inf`` - rados bench prints them when no
+op completed -, ``-``, words; JSON ``null``/``true``), a negative one, a
+fraction where a count or size is meant (``Total writes made: 54.4``), and a
+zero ``Total time run``, op/object size or average latency (a run of no time or
+of 0-byte objects measured nothing - bandwidth and IOPS are divided by the
+time - and no op completes in no time).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from cephsim.errors import Problem
-from cephsim.readers.common import (ReaderError, finite_number, json_documents, parse_decimal,
-                                    read_text, to_ns, warn)
+from cephsim.readers.common import (ReaderError, json_documents, json_error, json_number,
+                                    parse_decimal, read_text, to_ns)
 from cephsim.readers.model import RadosBenchMeasurement
 
 _LINE_RE = re.compile(r"^\s*(?P<label>[A-Za-z][A-Za-z ]*?)\s*(?:\((?P<unit>[^)]*)\))?\s*:?\s+"
@@ -54,7 +63,9 @@ _JSON_KEYS.update({"total_writes_made": ("total_ops", "int"),
 
 def looks_like(text: str) -> bool:
     return bool(re.search(r"(?mi)^\s*(Total time run|Bandwidth \(MB/sec\)|Average Latency)", text)
-                or ('"average_latency' in text and '"total_time_run' in text))
+                or ('"average_latency' in text and '"total_time_run' in text)
+                # the head of a --format json summary (so a truncated one is called truncated)
+                or ('"concurrent_ops"' in text and '"object_prefix"' in text))
 
 
 def read_rados_bench(path: Path | str, text: str | None = None) -> RadosBenchMeasurement:
@@ -66,13 +77,29 @@ def read_rados_bench(path: Path | str, text: str | None = None) -> RadosBenchMea
     if text.lstrip().startswith("{"):
         docs = json_documents(text, name)
         if docs and isinstance(docs[-1][1], dict):
-            _from_json(out, docs[-1][1], name)
+            _from_json(out, docs[-1][1], name, text, docs[-1][0])
     else:
         _from_text(out, text, name, out.warnings)
     if out.avg_latency_ns is None and out.bandwidth_bytes is None and out.avg_iops is None:
         raise ReaderError.at(name, "no rados bench summary found (expected 'Average "
                              "Latency(s):', 'Bandwidth (MB/sec):' or 'Average IOPS:')")
     return out
+
+
+#: attributes that must be > 0: a run of no time, or of 0-byte ops, measured nothing; no
+#: op completes in no time
+_POSITIVE = ("total_time_ns", "op_size_bytes", "object_size_bytes", "avg_latency_ns")
+
+
+def _check(attr: str, kind: str, value: Decimal, shown: str) -> str | None:
+    """Why a parsed summary value is refused, or None."""
+    if value < 0:
+        return f"{shown}: cannot be negative"
+    if attr in _POSITIVE and value == 0:
+        return f"{shown}: must be > 0"
+    if kind == "int" and value != value.to_integral_value():
+        return f"{shown}: expected a whole number"
+    return None
 
 
 def _store(out: RadosBenchMeasurement, attr: str, kind: str, value: Decimal) -> None:
@@ -108,12 +135,17 @@ def _from_text(out: RadosBenchMeasurement, text: str, name: str, warnings: list[
         if kind == "s" and unit not in ("", "s", "sec"):
             raise ReaderError.at(name, f"unknown unit {m['unit']!r} for {label} (rados bench "
                                  "prints seconds)", ln, m.start("unit") + 1)
+        col = m.start("val") + 1
         try:
             value = parse_decimal(m["val"])
         except ValueError:
-            warnings.append(warn(name, f"unreadable {label} {m['val']!r}; left missing", ln,
-                                 m.start("val") + 1))
-            continue
+            hint = (" (rados bench prints nan/inf when no op completed)"
+                    if m["val"].strip("+-").lower() in ("nan", "inf", "infinity") else "")
+            raise ReaderError.at(name, f"{label} is {m['val']!r}, expected a number{hint}",
+                                 ln, col) from None
+        problem = _check(attr, kind, value, f"{label} {m['val']}")
+        if problem:
+            raise ReaderError.at(name, problem, ln, col)
         _store(out, attr, kind, value)
         if label == "total writes made" and out.mode is None:
             out.mode = "write"
@@ -121,18 +153,20 @@ def _from_text(out: RadosBenchMeasurement, text: str, name: str, warnings: list[
             out.mode = "read"
 
 
-def _from_json(out: RadosBenchMeasurement, doc: dict[str, Any], name: str) -> None:
+def _from_json(out: RadosBenchMeasurement, doc: dict[str, Any], name: str, text: str,
+               offset: int) -> None:
     for key, value in doc.items():
         norm = key.strip().rstrip(":").strip().lower()
         if norm not in _JSON_KEYS:
             continue
         attr, kind = _JSON_KEYS[norm]
-        num = finite_number(value)
         try:
-            dec = Decimal(repr(num)) if num is not None else parse_decimal(str(value))
-        except ValueError:
-            out.warnings.append(warn(name, f"unreadable {key!r}: {value!r}; left missing"))
-            continue
+            dec = json_number(value, key, strings=True)
+            problem = _check(attr, kind, dec, f"{key} is {json.dumps(value)}")
+            if problem:
+                raise ValueError(problem)
+        except ValueError as e:
+            raise json_error(name, text, offset, [key], str(e)) from None
         _store(out, attr, kind, dec)
         if norm == "total_writes_made":
             out.mode = "write"
