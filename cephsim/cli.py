@@ -33,9 +33,17 @@ FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format
 OutputOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file (atomically) instead of stdout.")]
 
 
+#: problems printed at most: a file with thousands of wrong keys gets the first ones and a
+#: count, not a screen flood (fixing these usually fixes or reveals the rest)
+MAX_PROBLEMS_SHOWN = 50
+
+
 def _fail(err: CephsimError) -> None:
+    shown = [f"  {p}" for p in err.problems[:MAX_PROBLEMS_SHOWN]]
+    if len(err.problems) > MAX_PROBLEMS_SHOWN:
+        shown.append(f"  ... and {len(err.problems) - MAX_PROBLEMS_SHOWN} more problems")
     typer.echo(f"cephsim: error: {err}" if len(err.problems) <= 1 else
-               "cephsim: errors:\n" + "\n".join(f"  {p}" for p in err.problems), err=True)
+               "cephsim: errors:\n" + "\n".join(shown), err=True)
     raise typer.Exit(2)
 
 

@@ -133,7 +133,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def explain(scenario: Annotated[Path, typer.Argument(help="Scenario YAML file.", show_default=False)],
-                op: Annotated[str, typer.Option("--op", help="median, p99 (any pNN), or an op number.")] = "median",
+                op: Annotated[str, typer.Option("--op", help="median, p99 (any pNN from p0 to p100), min, max, or an op number.")] = "median",
                 set_: Annotated[Optional[list[str]], typer.Option("--set", help="Override a field. Repeatable.")] = None,
                 seed: Annotated[Optional[int], typer.Option("--seed", min=0, help="Seed (overrides run.seed).")] = None,
                 plot: Annotated[Optional[Path], typer.Option("--plot", help="Also draw the op's timeline (.png or .svg).")] = None,

@@ -216,7 +216,15 @@ _Union = Annotated[
 
 
 
-DistSpec = Annotated[_Union, BeforeValidator(_coerce)]
+class _ConstantShorthandJson:
+    """Publishes what :func:`_coerce` accepts: besides the distribution objects, a bare
+    duration string (a constant, ``tx_latency: 2us``) or a bare 0."""
+
+    def __get_pydantic_json_schema__(self, core_schema: Any, handler: Any) -> dict[str, Any]:
+        return {"anyOf": [*DURATION_JSON["anyOf"], handler(core_schema)]}
+
+
+DistSpec = Annotated[_Union, BeforeValidator(_coerce), _ConstantShorthandJson()]
 MixturePart.model_rebuild()
 Mixture.model_rebuild()
 

@@ -97,10 +97,13 @@ def pick(lat: np.ndarray, seqs: np.ndarray, which: str) -> tuple[int, str]:
         raise CephsimError.single("no I/O was measured")
     if which in ("median", "p50"):
         q = 0.5
+    elif which in ("min", "max"):
+        q = 0.0 if which == "min" else 1.0
     elif which.startswith("p") and _num(which[1:]) is not None:
         q = _num(which[1:]) / 100.0
-        if not 0 < q < 1:
-            raise CephsimError.single(f"--op {which}: a percentile between p0 and p100")
+        if not 0 <= q <= 1:
+            raise CephsimError.single(f"--op {which}: a percentile from p0 (the fastest op) "
+                                      "to p100 (the slowest)")
     elif which.isdigit():
         seq = int(which)
         hit = np.nonzero(seqs == seq)[0]
@@ -111,11 +114,12 @@ def pick(lat: np.ndarray, seqs: np.ndarray, which: str) -> tuple[int, str]:
         rank = int((lat < lat[i]).sum()) + 1
         return seq, f"op {seq} (rank {rank} of {n} by latency)"
     else:
-        raise CephsimError.single(f"--op {which!r}: expected median, p99 (any pNN) or an op number")
+        raise CephsimError.single(f"--op {which!r}: expected median, p99 (any pNN, p0..p100), "
+                                  "min, max or an op number")
     order = np.argsort(lat, kind="stable")
     k = max(0, min(n - 1, math.ceil(q * n) - 1))
     i = int(order[k])
-    name = "median" if q == 0.5 else f"p{_fmt_q(q * 100)}"
+    name = {0.0: "fastest", 0.5: "median", 1.0: "slowest"}.get(q) or f"p{_fmt_q(q * 100)}"
     return int(seqs[i]), f"the {name} op (rank {k + 1} of {n} by latency)"
 
 

@@ -23,10 +23,12 @@ from cephsim.components.cluster import Cluster
 from cephsim.dists import Sampler
 from cephsim.engine.draw import Jitter as _Jitter
 from cephsim.engine.kernel import Kernel
+from cephsim.errors import CephsimError
 from cephsim.metrics.records import Recorder
 from cephsim.resolve import Resolved, resolve
 from cephsim.rng import Streams
 from cephsim.scenario.schema import Scenario
+from cephsim.units import DAY_NS, format_duration
 from cephsim.workload import Workload
 from cephsim.writepath import Op, Protocol
 
@@ -78,6 +80,17 @@ def _stall_process(env: simpy.Environment, osd: Any, rate_hz: float, dur: Sample
         osd.kv_sync.block(int(env.now), dur.draw())
 
 
+#: Simulated time after which a run gives up: ramp_time and runtime are each at most a day,
+#: so a run that needs more is stuck behind an absurd delay or service time (a netem delay
+#: of hours), and background processes (kv stalls) would otherwise keep it going for ever.
+MAX_RUN_NS = 2 * DAY_NS
+
+
+def _watchdog(env: simpy.Environment, give_up: Callable[[], None]):  # noqa: ANN202 - SimPy process
+    yield env.timeout(MAX_RUN_NS)
+    give_up()
+
+
 def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
                  seed: int | None = None, resolved: Resolved | None = None,
                  trace_ops: set[int] | None = None,
@@ -100,7 +113,7 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
     ramp_ios, ramp_ns = run.ramp_ios, run.ramp_time
     target = run.ios
     horizon = None
-    state = {"issued_done": 0, "measured": 0, "t_first": None, "stop": False}
+    state = {"issued_done": 0, "measured": 0, "t_first": None, "stop": False, "overrun": False}
 
     def stop() -> None:
         state["stop"] = True
@@ -125,6 +138,10 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
             stop()
         return not state["stop"]
 
+    def give_up() -> None:
+        state["overrun"] = True
+        stop()
+
     def horizon_abs() -> int:
         return (state["t_first"] or 0) + (run.runtime or 0)
 
@@ -137,6 +154,7 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
                                        Sampler(costs.tails.kv_stall, streams.get(f"{osd.name}.stall")),
                                        streams.get(f"{osd.name}.stall.gaps")))
 
+    env.process(_watchdog(env, give_up))
     wl = Workload(cluster, kernel, proto, on_complete)
     wl.trace = set(trace_ops or ())
     wl.start()
@@ -152,6 +170,14 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
     finally:
         gc.set_threshold(*gc_threshold)
     wall = time.perf_counter() - wall0
+    if state["overrun"]:
+        goal = (f"{target} measured I/Os" if target is not None
+                else f"{format_duration(run.runtime or 0)} of measured run time")
+        raise CephsimError.single(
+            f"the run gave up after {MAX_RUN_NS // 3_600_000_000_000} h of simulated time with "
+            f"{state['measured']} of {goal} done ({state['issued_done']} I/Os completed in "
+            f"all): some delay or service time in the scenario is far too large (hours)",
+            file=str(scenario_path) if scenario_path else None, path="run")
 
     mon_report = None
     if r.monitors is not None:  # the monitor cluster, simulated on its own (no data-path I/O)

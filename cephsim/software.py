@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ruamel.yaml import YAML
 
 from cephsim.dists import DistSpec
-from cephsim.errors import CephsimError, Problem
+from cephsim.errors import CephsimError
 
 
 #: a CPU cost in kilocycles: finite and not negative
@@ -134,17 +134,16 @@ def _check_stages(names: Iterable[str], **where: str) -> None:
 
 
 def load_profile(path: Path) -> ProfileOverride:
-    try:
-        data = YAML(typ="safe").load(path.read_text("utf-8"))
-    except FileNotFoundError:
-        raise CephsimError.single("profile file not found", file=str(path)) from None
-    except Exception as e:  # noqa: BLE001 - any YAML problem is a user error here
-        raise CephsimError.single(f"cannot read profile: {e}", file=str(path)) from None
+    # the scenario loader's reader: syntax errors and bad fields at file:line:col
+    from cephsim.scenario.load import located, parse_yaml_text, read_text
+
+    data = parse_yaml_text(read_text(path, "profile file"), str(path))
     if not data:
         raise CephsimError.single("the profile file is empty (expected scale, kcycles, ...)",
                                   file=str(path))
     try:
         return ProfileOverride.model_validate(data)
     except ValidationError as err:
-        raise CephsimError([Problem(e["msg"], file=str(path), path=".".join(map(str, e["loc"])))
+        raise CephsimError([located(e["msg"].removeprefix("Value error, "), str(path), data,
+                                    *e["loc"])
                             for e in err.errors(include_url=False)]) from None

@@ -67,6 +67,8 @@ METRICS: tuple[tuple[str, str, str], ...] = (
 class Axis:
     path: str  #: dotted field path, as for ``--set``
     values: tuple[str, ...]  #: YAML texts of the values
+    #: where each value is written, for an axis of a ``sweep:`` block: (file, line, column)
+    where: tuple[tuple[str, int | None, int | None], ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)
@@ -140,7 +142,7 @@ def block_axes(path: str | Path) -> tuple[list[Axis], int | None]:
     only becomes valid at the sweep's points is still accepted here."""
     from pydantic import ValidationError
 
-    from cephsim.scenario.load import read_scenario_data, validation_problems
+    from cephsim.scenario.load import located, read_scenario_data, validation_problems
     from cephsim.scenario.schema import SweepBlock
 
     data = read_scenario_data(Path(path))
@@ -151,7 +153,13 @@ def block_axes(path: str | Path) -> tuple[list[Axis], int | None]:
         sweep = SweepBlock.model_validate(block)
     except ValidationError as err:
         raise CephsimError(validation_problems(err, data, str(path), prefix=("sweep",))) from None
-    axes = [Axis(str(p), tuple(_yaml_text(v) for v in vals)) for p, vals in sweep.set.items()]
+    def where(*loc: Any) -> tuple[str, int | None, int | None]:
+        at = located("", str(path), data, "sweep", "set", *loc)
+        return str(path), at.line, at.column
+
+    axes = [Axis(str(p), tuple(_yaml_text(v) for v in vals),
+                 tuple(where(p, i) for i in range(len(vals))))
+            for p, vals in sweep.set.items()]
     return axes, sweep.seeds
 
 
@@ -170,16 +178,25 @@ def grid(axes: Sequence[Axis]) -> list[Point]:
 # ----------------------------------------------------------------- validating the points
 
 
-def validate_points(path: str | Path, points: Sequence[Point]) -> list[Any]:
-    """Load and resolve every point before anything runs; one error naming the failing points."""
+def validate_points(path: str | Path, points: Sequence[Point],
+                    axes: Sequence[Axis] = ()) -> list[Any]:
+    """Load and resolve every point before anything runs; one error naming the failing points.
+
+    A point's values reach the scenario as ``--set`` overrides; a problem with a value of the
+    scenario's own ``sweep:`` block (in ``axes``) is located at that value in the file."""
     from cephsim.scenario.load import load_resolved
 
+    written = {f"--set {a.path}={v}": w for a in axes for v, w in zip(a.values, a.where)}
     failures: list[tuple[Point, CephsimError]] = []
     scenarios = []
     for pt in points:
         try:
             scenarios.append(load_resolved(path, pt.overrides)[0])
         except CephsimError as e:
+            for p in e.problems:
+                if p.file in written:
+                    p.message = f"{p.message} (sweep value {p.file.partition('=')[2]})"
+                    p.file, p.line, p.column = written[p.file]
             failures.append((pt, e))
     if not failures:
         return scenarios
@@ -437,7 +454,7 @@ def plan(path: str | Path, cli_axes: Iterable[str] = (), seeds: int | None = Non
     b_axes, b_seeds = block_axes(path)
     axes = merge_axes(b_axes, [parse_axis(s) for s in cli_axes])
     points = grid(axes)
-    scenarios = validate_points(path, points)
+    scenarios = validate_points(path, points, axes)
     k = seeds if seeds is not None else (b_seeds or 1)
     if k < 1:
         raise CephsimError.single("--seeds must be at least 1")

@@ -47,6 +47,10 @@ _BYTE_RATE_BPS = {"b/s": 8.0, "kib/s": 8 * 1024.0, "mib/s": 8 * 1024.0**2, "gib/
                   "kbyte/s": 8e3, "mbyte/s": 8e6, "gbyte/s": 8e9}
 _FREQ_HZ = {"hz": 1.0, "khz": 1e3, "mhz": 1e6, "ghz": 1e9}
 
+#: one day: the longest simulated duration a scenario may ask for (run.runtime,
+#: run.ramp_time, monitors.duration); a few seconds already hold many thousand I/Os
+DAY_NS = 86_400 * 10**9
+
 _RE = re.compile(rf"^\s*{_NUM}\s*(?P<unit>[a-zA-Zµ/%]*)\s*$")
 
 
@@ -85,6 +89,14 @@ def _split(value: object, kind: str, example: str) -> tuple[float, str]:
     return num, m.group("unit")
 
 
+def _scaled(num: float, factor: float, value: object, kind: str) -> float:
+    """``num * factor``, refused when the product overflows (``"1e300s"``)."""
+    result = num * factor
+    if not math.isfinite(result):
+        raise UnitError(f"{value!r} is too large for a {kind}")
+    return result
+
+
 def parse_duration_ns(value: object) -> int:
     """``"15us"`` -> 15000.  Rounds to the nearest nanosecond."""
     num, unit = _split(value, "duration", "15us")
@@ -94,7 +106,7 @@ def parse_duration_ns(value: object) -> int:
     if key not in _TIME_NS:
         raise UnitError(f"unknown time unit {unit!r} in {value!r} "
                         f"(use ns, us, ms, s)")
-    return int(round(num * _TIME_NS[key]))
+    return int(round(_scaled(num, _TIME_NS[key], value, "duration")))
 
 
 def parse_size_bytes(value: object) -> int:
@@ -111,7 +123,7 @@ def parse_size_bytes(value: object) -> int:
     key = {"kB": "kb", "MB": "mb", "GB": "gb", "TB": "tb"}.get(key, key)
     if key not in _SIZE_B:
         raise UnitError(f"unknown size unit {unit!r} in {value!r} (use B, KiB, MiB, GiB, kB, MB)")
-    result = num * _SIZE_B[key]
+    result = _scaled(num, _SIZE_B[key], value, "size")
     if result != int(result):
         raise UnitError(f"{value!r} is not a whole number of bytes")
     return int(result)
@@ -122,12 +134,12 @@ def parse_rate_bps(value: object) -> float:
     num, unit = _split(value, "link rate", "25Gbit/s")
     key = unit.lower()
     if unit in ("GB/s", "MB/s", "kB/s", "KB/s"):
-        return num * {"g": 8e9, "m": 8e6, "k": 8e3}[unit[0].lower()]
+        return _scaled(num, {"g": 8e9, "m": 8e6, "k": 8e3}[unit[0].lower()], value, "link rate")
     if key in _BYTE_RATE_BPS and unit not in ("b/s",):
-        return num * _BYTE_RATE_BPS[key]
+        return _scaled(num, _BYTE_RATE_BPS[key], value, "link rate")
     if key not in _RATE_BPS:
         raise UnitError(f"unknown rate unit {unit!r} in {value!r} (use bit/s, Mbit/s, Gbit/s)")
-    return num * _RATE_BPS[key]
+    return _scaled(num, _RATE_BPS[key], value, "link rate")
 
 
 def parse_frequency_hz(value: object) -> float:
@@ -136,12 +148,14 @@ def parse_frequency_hz(value: object) -> float:
     key = unit.lower()
     if key not in _FREQ_HZ:
         raise UnitError(f"unknown frequency unit {unit!r} in {value!r} (use MHz, GHz)")
-    return num * _FREQ_HZ[key]
+    return _scaled(num, _FREQ_HZ[key], value, "clock frequency")
 
 
 def parse_percent(value: object) -> float:
     """``"1%"`` -> 0.01; a bare number is a fraction in [0, 1]."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if not math.isfinite(value):
+            raise UnitError(f"{value!r} is not a finite percentage")
         return float(value)
     num, unit = _split(value, "percentage", "1%")
     if unit != "%":

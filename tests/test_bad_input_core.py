@@ -71,6 +71,10 @@ def test_bench_needs_enough_ios(run_cli):
     ("kcycles: {osd.nosuch: 50}\n", ["unknown software stage(s) osd.nosuch"]),
     ("kcycles: {osd.do_op: -50}\n", ["kcycles.osd.do_op", "greater than or equal to 0"]),
     ("tails: {kv_stall_rate_hz: .inf, kv_stall: 1ms}\n", ["kv_stall_rate_hz", "finite"]),
+    # located at file:line:col like a scenario
+    ("release: reef\nkcycles: {osd.do_op: [1, 2\n", ["p.yaml:3:1: YAML syntax error"]),
+    ("release: reef\nscale: 1\nbogus: 1\n", ["p.yaml:3:1: bogus: Extra inputs"]),
+    ("release: reef\nscale: -1\n", ["p.yaml:2:1: scale: Input should be greater than 0"]),
 ])
 def test_bad_profile(tmp_path, run_cli, profile, words):
     prof = tmp_path / "p.yaml"
@@ -189,3 +193,33 @@ def test_compare_fio_output_that_is_an_input(tmp_path, run_cli):
 def test_latency_plot_suffix_names_its_option(run_cli):
     assert_short_error(run_cli("explain", QS, "--latency-plot", "lat.txt"),
                        "--latency-plot lat.txt", ".png, .svg or .pdf")
+
+
+def test_a_flood_of_problems_is_cut_short(tmp_path, run_cli):
+    """Thousands of unknown keys: the first 50 located, then a count (not 2000 lines)."""
+    keys = "".join(f"  k{i}: {i}\n" for i in range(2000))
+    scen = tmp_path / "s.yaml"
+    scen.write_text(BASE + "ceph:\n  release: reef\n" + keys)
+    r = run_cli("validate", scen)
+    assert_short_error(r, "ceph.k0: unknown key", "... and 1950 more problems")
+    assert len(r.stderr.splitlines()) == 52
+
+
+def test_a_duplicate_key_is_named_without_its_whole_value(tmp_path, run_cli):
+    scen = tmp_path / "s.yaml"
+    scen.write_text(BASE + "pool: {size: 2, pg_num: 64}\n")
+    r = run_cli("validate", scen)
+    assert_short_error(r, "s.yaml:", 'duplicate key "pool"')
+    assert "original value" not in r.stderr and len(r.stderr) < 300, r.stderr
+
+
+def test_a_run_stuck_behind_an_absurd_delay_gives_up(tmp_path, run_cli):
+    """A delay of ~a day per message: the run stops at 48 h of simulated time with a clear
+    error (it used to run for ever, background stalls ticking), and writes nothing."""
+    out = tmp_path / "r.json"
+    r = run_cli("run", QS, "--set", "ceph.tails=false", "--set",
+                "network.links=[{from: client0, to: osd0, delay: 100000s}]", "-o", out)
+    assert_short_error(r, "quickstart.yaml: run: the run gave up after 48 h of simulated time",
+                       "of 20000 measured I/Os done")
+    assert not out.exists()
+

@@ -280,3 +280,22 @@ def test_a_split_drive_is_shown_as_each_osd_sees_it() -> None:
     assert disk_steps and all(s.resource.split(".")[0].startswith("osd") for s in disk_steps)
     assert not any(".disk0" in sp[0] for sp in ex.spans)
     assert sum(s.dur for s in ex.steps) == ex.latency_ns
+
+
+def test_pick_reaches_both_ends_of_the_distribution():
+    """p0/min is the fastest measured op, p100/max the slowest; beyond is refused."""
+    import numpy as np
+    import pytest
+
+    from cephsim.errors import CephsimError
+    from cephsim.explain import pick
+
+    lat = np.array([30, 10, 50, 20, 40])
+    seqs = np.array([100, 101, 102, 103, 104])
+    assert pick(lat, seqs, "p0")[0] == pick(lat, seqs, "min")[0] == 101
+    assert pick(lat, seqs, "p100")[0] == pick(lat, seqs, "max")[0] == 102
+    assert "the slowest op (rank 5 of 5" in pick(lat, seqs, "max")[1]
+    assert pick(lat, seqs, "median")[0] == 100
+    for bad in ("p101", "p-1"):
+        with pytest.raises(CephsimError, match="from p0"):
+            pick(lat, seqs, bad)

@@ -164,3 +164,18 @@ def test_invalid_point_names_only_the_bad_points() -> None:
     msg = str(e.value)
     assert "sweep point 3/4 (pool.size=4, workload.iodepth=1)" in msg
     assert "sweep point 4/4" in msg and "point 1/4" not in msg
+
+
+def test_a_bad_value_of_the_sweep_block_is_located_at_that_value(tmp_path: Path) -> None:
+    """A value that only fails once applied (a point of the grid) is reported at its place
+    in the file, not as an anonymous --set; a bad value from the command line stays --set."""
+    base = Path(QS).read_text()
+    sc = tmp_path / "sw.yaml"
+    sc.write_text(base + "\nsweep:\n  set:\n    workload.iodepth: [1, four]\n")
+    line = base.count("\n") + 4
+    r = runner.invoke(app, ["sweep", str(sc), "-q", "-j", "1"])
+    assert r.exit_code == 2, r.output
+    assert f"sw.yaml:{line}:27: workload.iodepth: " in r.stderr, r.stderr
+    assert "(sweep value four)" in r.stderr and "--set" not in r.stderr
+    r = runner.invoke(app, ["sweep", str(sc), "--set", "workload.iodepth=1,five", "-q", "-j", "1"])
+    assert r.exit_code == 2 and "--set workload.iodepth=five" in r.stderr, r.stderr

@@ -122,3 +122,20 @@ def test_format_duration_is_readable_back(n, unit):
 @given(st.integers(min_value=1, max_value=1 << 40))
 def test_size_round_trip(n):
     assert parse_size_bytes(format_size(n)) == n
+
+
+@pytest.mark.parametrize("parse, text", [
+    (parse_duration_ns, "1e300s"), (parse_size_bytes, "1e300GiB"),
+    (parse_rate_bps, "1e300Tbit/s"), (parse_rate_bps, "1e300GB/s"),
+    (parse_frequency_hz, "1e305GHz"),
+])
+def test_overflowing_values_are_unit_errors(parse, text):
+    """A number that is finite as written but overflows once scaled to the base unit is a
+    UnitError (a clear message at the field), not an OverflowError traceback."""
+    with pytest.raises(UnitError, match="too large"):
+        parse(text)
+
+
+def test_bare_nan_percentage_is_refused():
+    with pytest.raises(UnitError, match="finite"):
+        parse_percent(float("nan"))

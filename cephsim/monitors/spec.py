@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema,
                       model_validator)
 
-from cephsim.units import DURATION_JSON, SIZE_JSON, format_size, parse_duration_ns, parse_size_bytes
+from cephsim.units import DAY_NS, DURATION_JSON, SIZE_JSON, format_size, parse_duration_ns, parse_size_bytes
 
 Duration = Annotated[int, BeforeValidator(parse_duration_ns), WithJsonSchema(DURATION_JSON)]
 Size = Annotated[int, BeforeValidator(parse_size_bytes), WithJsonSchema(SIZE_JSON)]
@@ -23,7 +23,7 @@ Size = Annotated[int, BeforeValidator(parse_size_bytes), WithJsonSchema(SIZE_JSO
 #: run of up to ``MAX_DURATION_NS`` going for hours (and 0 would never finish).
 MIN_INTERVAL_NS = 10_000_000
 #: Longest simulated monitor time (like run.runtime): one simulated hour takes ~0.5 s.
-MAX_DURATION_NS = 24 * 3600 * 10**9
+MAX_DURATION_NS = DAY_NS
 #: Largest message/value size (a Paxos value beyond this is not a monitor workload).
 MAX_SIZE_BYTES = 1024**3
 #: Largest injected connection-fault rate per monitor pair (one reset a second).

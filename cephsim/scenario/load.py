@@ -36,6 +36,9 @@ def parse_yaml_text(text: str, filename: str) -> Any:
         line = mark.line + 1 if mark else None
         col = mark.column + 1 if mark else None
         msg = (e.problem or e.context or "YAML syntax error").strip()
+        # ruamel quotes both values of a duplicated key in full: name the key only
+        msg = re.sub(r'^found duplicate key (".*?") with value .*', r"duplicate key \1", msg,
+                     flags=re.S)
         raise CephsimError.single(f"YAML syntax error: {msg}", file=filename, line=line,
                                   column=col) from None
     except Exception as e:  # ruamel raises a few unmarked errors (e.g. duplicate keys)

@@ -26,7 +26,7 @@ from cephsim.catalog.models import CPUModel, DiskModel, NICModel, SwitchModel
 from cephsim.monitors.spec import ClientCommand, MonThresholds, TimerOptions
 from cephsim.monitors.spec import ProposalWorkload as MonWorkload
 from cephsim.software import Kcycles
-from cephsim.units import (DURATION_JSON, PERCENT_JSON, SIZE_JSON, parse_duration_ns, parse_percent,
+from cephsim.units import (DAY_NS, DURATION_JSON, PERCENT_JSON, SIZE_JSON, parse_duration_ns, parse_percent,
                            parse_size_bytes)
 
 Duration = Annotated[int, BeforeValidator(parse_duration_ns), WithJsonSchema(DURATION_JSON)]
@@ -394,8 +394,7 @@ class Run(_M):
             raise ValueError("runtime must be positive")
         if self.ramp_time < 0:
             raise ValueError("ramp_time must not be negative")
-        day = 86400 * 10**9
-        if self.ramp_time > day or (self.runtime or 0) > day:
+        if self.ramp_time > DAY_NS or (self.runtime or 0) > DAY_NS:
             raise ValueError("runtime and ramp_time are simulated time, at most 24h each (a "
                              "few seconds of simulated time already hold many thousand I/Os)")
         return self
