@@ -619,12 +619,15 @@ def ablation_variants(sc: Any, r: Any) -> list[tuple[str, list[str]]]:
     else:
         out.append(("performance governor", all_groups("tuning.governor", "performance")))
     speed = max(h.nic.speed_bps for h in r.hosts)
+    mesh = r.network.kind == "mesh"  # no switch to change: the NICs are the whole network
     if speed <= 10e9:
-        nic = all_groups("nic", "connectx5-25g") + ["network.topology.switch=generic-cut-through-25g"]
-        out.append(("25G NICs and switch (connectx5-25g)", nic))
+        nic = all_groups("nic", "connectx5-25g") + (
+            [] if mesh else ["network.topology.switch=generic-cut-through-25g"])
+        out.append((f"25G NICs{'' if mesh else ' and switch'} (connectx5-25g)", nic))
     else:
-        nic = all_groups("nic", "generic-10g") + ["network.topology.switch=generic-cut-through-10g"]
-        out.append(("10G NICs and switch (generic-10g)", nic))
+        nic = all_groups("nic", "generic-10g") + (
+            [] if mesh else ["network.topology.switch=generic-cut-through-10g"])
+        out.append((f"10G NICs{'' if mesh else ' and switch'} (generic-10g)", nic))
     if sc.ceph.debug_logging == "default":
         out.append(("debug logging off (0/0)", ["ceph.debug_logging=off"]))
     else:

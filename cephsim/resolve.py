@@ -106,12 +106,13 @@ class HostConfig:
 @dataclass(frozen=True, slots=True)
 class NetworkConfig:
     mtu: int
-    kind: str
+    kind: str  #: "switch", "leaf-spine" or "mesh"
     switch: SwitchModel
     spine: SwitchModel | None
     spine_cpu: CPUConfig | None
     link_netem: dict[tuple[str, str], Netem] = field(default_factory=dict)
     tcp: TcpSettings = field(default_factory=TcpSettings)
+    mesh_mode: str = "routed"  #: mesh: "routed" (a port per peer) or "broadcast" (one shared rate)
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,6 +309,12 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
             rcpu = _pick("cpus", spine.cpu, "network.topology.spine.cpu")
             spine_cpu = resolve_cpu(rcpu, 1, None, topo.spine_tuning or CPUTuning(governor="ondemand"),
                                     "network.topology.spine_tuning")
+    if topo.kind == "mesh" and topo.mesh_mode == "broadcast" and \
+            len({h.nic.speed_bps for h in hosts}) > 1:
+        # every frame goes out on every port, each at its own cable's rate: with mixed
+        # speeds the ports no longer carry one shared stream, which is not modelled
+        raise CephsimError.single("a broadcast mesh needs one NIC speed on every host "
+                                  "(use mesh_mode: routed)", path="network.topology.mesh_mode")
     links: dict[tuple[str, str], Netem] = {}
     for ln in scenario.network.links:
         imp = Netem.model_construct(delay=ln.delay, jitter=ln.jitter, distribution=ln.distribution,
@@ -317,7 +324,8 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
             links.setdefault((ln.dst, ln.src), imp)
     _add_site_links(scenario, hosts, links)
     net = NetworkConfig(mtu=scenario.network.mtu, kind=topo.kind, switch=switch, spine=spine,
-                        spine_cpu=spine_cpu, link_netem=links, tcp=scenario.network.tcp)
+                        spine_cpu=spine_cpu, link_netem=links, tcp=scenario.network.tcp,
+                        mesh_mode=topo.mesh_mode)
 
     ceph = scenario.ceph
     media = "hdd" if any(h.disk and h.disk.media == "hdd" for h in hosts) else "ssd"
@@ -397,7 +405,9 @@ def resolved_dict(r: Resolved) -> dict[str, Any]:
                    "osd_cores": h.osd_cores, "client_cores": h.client_cores,
                    "netem": model(h.netem), "leaf": h.leaf}
                   for h in r.hosts],
-        "network": {"mtu": r.network.mtu, "kind": r.network.kind, "switch": model(r.network.switch),
+        "network": {"mtu": r.network.mtu, "kind": r.network.kind,
+                    **({"mesh_mode": r.network.mesh_mode} if r.network.kind == "mesh" else {}),
+                    "switch": model(r.network.switch) if r.network.kind != "mesh" else None,
                     "spine": model(r.network.spine), "spine_cpu": cpu(r.network.spine_cpu),
                     "links": [{"from": a, "to": b, **model(n)} for (a, b), n in r.network.link_netem.items()],
                     "tcp": model(r.network.tcp)},

@@ -28,7 +28,7 @@ from cephsim.metrics.records import Recorder
 from cephsim.resolve import Resolved, resolve
 from cephsim.rng import Streams
 from cephsim.scenario.schema import Scenario
-from cephsim.units import DAY_NS, format_duration
+from cephsim.units import format_duration
 from cephsim.workload import Workload
 from cephsim.writepath import Op, Protocol
 
@@ -80,15 +80,23 @@ def _stall_process(env: simpy.Environment, osd: Any, rate_hz: float, dur: Sample
         osd.kv_sync.block(int(env.now), dur.draw())
 
 
-#: Simulated time after which a run gives up: ramp_time and runtime are each at most a day,
-#: so a run that needs more is stuck behind an absurd delay or service time (a netem delay
-#: of hours), and background processes (kv stalls) would otherwise keep it going for ever.
-MAX_RUN_NS = 2 * DAY_NS
+#: Simulated time without one completed I/O after which a run gives up.  No I/O of a
+#: storage cluster takes an hour, so the scenario holds an absurd delay or service time (a
+#: netem delay of hours) or the model stalled; background processes (kv stalls) would
+#: otherwise keep such a run going for ever.  A long but moving run is never stopped.
+STALL_NS = 3_600 * 10**9
 
 
-def _watchdog(env: simpy.Environment, give_up: Callable[[], None]):  # noqa: ANN202 - SimPy process
-    yield env.timeout(MAX_RUN_NS)
-    give_up()
+def _watchdog(env: simpy.Environment, completed: Callable[[], int],
+              give_up: Callable[[], None]):  # noqa: ANN202 - SimPy process
+    seen = -1
+    while True:
+        yield env.timeout(STALL_NS)
+        now = completed()
+        if now == seen:  # a whole STALL_NS without a completion
+            give_up()
+            return
+        seen = now
 
 
 def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
@@ -154,7 +162,7 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
                                        Sampler(costs.tails.kv_stall, streams.get(f"{osd.name}.stall")),
                                        streams.get(f"{osd.name}.stall.gaps")))
 
-    env.process(_watchdog(env, give_up))
+    env.process(_watchdog(env, lambda: state["issued_done"], give_up))
     wl = Workload(cluster, kernel, proto, on_complete)
     wl.trace = set(trace_ops or ())
     wl.start()
@@ -174,10 +182,10 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
         goal = (f"{target} measured I/Os" if target is not None
                 else f"{format_duration(run.runtime or 0)} of measured run time")
         raise CephsimError.single(
-            f"the run gave up after {MAX_RUN_NS // 3_600_000_000_000} h of simulated time with "
-            f"{state['measured']} of {goal} done ({state['issued_done']} I/Os completed in "
-            f"all): some delay or service time in the scenario is far too large (hours)",
-            file=str(scenario_path) if scenario_path else None, path="run")
+            f"the run gave up: no I/O completed during {STALL_NS // 3_600_000_000_000} h of "
+            f"simulated time ({state['measured']} of {goal} done, {state['issued_done']} I/Os "
+            "completed in all); some delay or service time in the scenario is far too large "
+            "(hours)", file=str(scenario_path) if scenario_path else None, path="run")
 
     mon_report = None
     if r.monitors is not None:  # the monitor cluster, simulated on its own (no data-path I/O)
@@ -220,7 +228,8 @@ def _utilization(cluster: Cluster, t_end: int) -> dict[str, float]:
     ``client_cores`` cpuset).  Disks: busy channel time over
     all channels (a flush holds all of them).  ``<osd>.kv_sync``: the single
     bstore_kv_sync thread.  Network: each transmit port (host NIC members
-    ``<host>.nicN.tx``, switch ports towards hosts, spine/leaf ports), the
+    ``<host>.nicN.tx``, in a routed full mesh ``<host>.nic-<peer>.tx``, switch ports
+    towards hosts, spine/leaf ports), the
     serialisation time of the frames it sent.  Work reserved past the last
     completion is clipped at 1.
     """
@@ -335,4 +344,11 @@ def _warnings(rec: Recorder, r: Resolved) -> list[str]:
     n = rec.count()
     if n and n < 10_000:
         w.append(f"only {n} I/Os measured: p99.9 and beyond rest on fewer than 10 samples")
+    if r.network.kind == "mesh":
+        short = sorted({f"{h.nic.name} ({h.nic.ports})" for h in r.hosts
+                        if h.nic.ports < len(r.hosts) - 1})
+        if short:
+            w.append(f"full mesh of {len(r.hosts)} hosts: each needs {len(r.hosts) - 1} NIC ports, "
+                     f"the catalog gives {', '.join(short)}; the model gives every peer its own "
+                     "link anyway (check the cards, or give an inline NIC with its ports)")
     return w

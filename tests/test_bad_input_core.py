@@ -214,12 +214,35 @@ def test_a_duplicate_key_is_named_without_its_whole_value(tmp_path, run_cli):
 
 
 def test_a_run_stuck_behind_an_absurd_delay_gives_up(tmp_path, run_cli):
-    """A delay of ~a day per message: the run stops at 48 h of simulated time with a clear
-    error (it used to run for ever, background stalls ticking), and writes nothing."""
+    """A delay of ~a day per message: the run stops after an hour of simulated time without
+    a completed I/O, with a clear error (with background stalls on it used to run for ever),
+    and writes nothing."""
     out = tmp_path / "r.json"
     r = run_cli("run", QS, "--set", "ceph.tails=false", "--set",
                 "network.links=[{from: client0, to: osd0, delay: 100000s}]", "-o", out)
-    assert_short_error(r, "quickstart.yaml: run: the run gave up after 48 h of simulated time",
-                       "of 20000 measured I/Os done")
+    assert_short_error(r, "quickstart.yaml: run: the run gave up: no I/O completed during 1 h",
+                       "0 of 20000 measured I/Os done")
     assert not out.exists()
 
+
+def test_a_full_mesh_refuses_bonds(tmp_path, run_cli):
+    """In a full mesh each port is the cable to one peer (or carries every frame): a bond
+    has no meaning there, and is refused at the host group that asks for it."""
+    scen = tmp_path / "s.yaml"
+    scen.write_text(BASE.replace("    count: 3\n", "    count: 3\n    bond: 2\n", 1)
+                    + "network: {topology: {kind: mesh}}\n")
+    assert_short_error(run_cli("validate", scen), "hosts.0.bond", "full mesh", "remove bond")
+    scen.write_text(BASE + "network: {topology: {kind: mesh, mesh_mode: ring}}\n")
+    assert_short_error(run_cli("validate", scen), "network.topology.mesh_mode", "'routed'")
+
+
+def test_a_broadcast_mesh_needs_one_nic_speed(tmp_path, run_cli):
+    """Broadcast bond with mixed NIC speeds: the ports no longer carry one shared stream;
+    refused rather than simulated at the wrong rate."""
+    scen = tmp_path / "s.yaml"
+    mixed = BASE.replace("    nic: connectx5-25g\n", "    nic: intel-i350-1g\n", 1)
+    assert mixed != BASE
+    scen.write_text(mixed + "network: {topology: {kind: mesh, mesh_mode: broadcast}}\n")
+    assert_short_error(run_cli("validate", scen), "network.topology.mesh_mode", "one NIC speed")
+    scen.write_text(mixed + "network: {topology: {kind: mesh, mesh_mode: routed}}\n")
+    assert run_cli("validate", scen).exit_code == 0

@@ -446,3 +446,48 @@ def test_op_tracker_events_are_ordered_on_quickstart(repo_root):
     assert (ev[:, 5] >= ev[:, 4]).all() and (ev[:, 6] >= ev[:, 4]).all()
     assert (ev[:, 7] >= np.maximum(ev[:, 5], ev[:, 6])).all()
     assert (a["complete"] > ev[:, 7]).all()
+
+
+# --------------------------------------------------------------------- full mesh
+
+def _switch_part(n: int) -> int:
+    """What the cut-through switch adds to one message: the first frame's head and the
+    switch's own latency (the egress port then runs at the sender's rate, as the cable)."""
+    return wire(n)[1] + SWITCH_LAT
+
+
+@pytest.mark.parametrize("mode", ["routed", "broadcast"])
+def test_full_mesh_write_size1_is_the_switch_sum_minus_the_switch_exactly(mode):
+    """A full mesh cables hosts directly: each message loses exactly the switch's part."""
+    _, a = _run("network.topology.kind=mesh", f"network.topology.mesh_mode={mode}")
+    lat = a["complete"] - a["submit"]
+    exp = expected_write_size1() - _switch_part(OSDOP_HDR + BS) - _switch_part(REPLY)
+    assert (lat == exp).all(), f"simulated {sorted(set(lat.tolist()))} ns, hand sum {exp} ns"
+
+
+def test_routed_mesh_write_size3_equals_hand_sum_exactly():
+    """Size 3 over a routed mesh: four messages on the critical path, none through a switch;
+    the two MOSDRepOps leave on two different ports, so the second no longer waits for the
+    first (off the critical path either way: the shard thread serialises the replies)."""
+    res, a = _run("hosts.osd.count=3", "pool.size=3", "network.topology.kind=mesh")
+    lat = a["complete"] - a["submit"]
+    out, rep = OSDOP_HDR + BS, REPOP_HDR + BS
+    exp = expected_write_size3() - sum(_switch_part(n) for n in (out, rep, REPLY, REPLY))
+    assert (lat == exp).all(), f"simulated {sorted(set(lat.tolist()))} ns, hand sum {exp} ns"
+    assert not [k for k in res.utilization if k.startswith("switch")]
+    assert {"osd0.nic-osd1.tx", "osd0.nic-osd2.tx", "client0.nic-osd0.tx"} <= set(res.utilization)
+
+
+def test_broadcast_mesh_shares_one_port_and_routed_does_not():
+    """64 KiB writes, size 3: in a broadcast bond the two replica messages queue on one
+    rate, so a write takes longer than over the routed mesh, by at most one message's time
+    on the wire (the second MOSDRepOp's wait)."""
+    base = ("hosts.osd.count=3", "pool.size=3", "network.topology.kind=mesh",
+            "workload.bs=64KiB", "network.tcp.initial_window=1000")
+    routed, ra = _run(*base)
+    bcast, ba = _run(*base, "network.topology.mesh_mode=broadcast")
+    r_lat = (ra["complete"] - ra["submit"]).mean()
+    b_lat = (ba["complete"] - ba["submit"]).mean()
+    ser = wire(REPOP_HDR + 64 * 1024)[0]
+    assert r_lat < b_lat <= r_lat + ser
+    assert "osd0.nic0.tx" in bcast.utilization and "osd0.nic-osd1.tx" not in bcast.utilization

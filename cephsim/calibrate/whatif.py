@@ -1,6 +1,6 @@
 """What-if: change hardware in a scenario, simulate both, explain the difference per hop.
 
-The per-hop explanation is analytic (single-switch topologies): the mean one-way
+The per-hop explanation is analytic (one switch, or a full mesh): the mean one-way
 time of each message on a write's critical path, from the catalog figures the
 simulator samples (NIC tx/rx means, switch latency, serialisation of the frames
 at the link speeds, store-and-forward or cut-through), without queueing and
@@ -21,12 +21,19 @@ from cephsim.errors import CephsimError
 def one_way_ns(r: Any, src: str, dst: str, nbytes: int) -> dict[str, float]:
     """Mean one-way time of an ``nbytes`` message src -> dst, by part (ns)."""
     net = r.network
-    if net.kind != "switch":
-        raise CephsimError.single("per-hop explanation is only computed for a single-switch topology")
+    if src == dst:  # loopback: no NIC, wire or switch
+        return {"nic_tx": 0.0, "serialisation": 0.0, "switch": 0.0, "nic_rx": 0.0}
+    if net.kind not in ("switch", "mesh"):
+        raise CephsimError.single("per-hop explanation is only computed for a single-switch "
+                                  "or full-mesh topology")
     a, b = r.host(src), r.host(dst)
     mss = net.mtu - TCP_HEADERS
     frames = max(1, math.ceil(nbytes / mss))
     wire = nbytes + frames * WIRE_OVERHEAD
+    if net.kind == "mesh":  # one cable: the message's time on the wire, no switch
+        up = wire * 8e9 / min(a.nic.speed_bps, b.nic.speed_bps)
+        return {"nic_tx": float(a.nic.tx_latency.mean_ns), "serialisation": up, "switch": 0.0,
+                "nic_rx": float(b.nic.rx_latency.mean_ns)}
     up = wire * 8e9 / a.nic.speed_bps
     first = (min(nbytes, mss) + WIRE_OVERHEAD) * 8e9 / a.nic.speed_bps
     egress = wire * 8e9 / min(b.nic.speed_bps, net.switch.speed_bps)
@@ -48,7 +55,10 @@ def critical_hops(r: Any) -> list[tuple[str, str, str, int, int]]:
     osd_hosts = [h.name for h in r.hosts if h.osd_ids]
     if len(osd_hosts) < 2:
         raise CephsimError.single("the per-hop explanation needs at least two OSD hosts")
-    prim, rep = osd_hosts[0], osd_hosts[1]
+    # a primary on another host than the client (hyperconverged: the local one is loopback)
+    remote = [h for h in osd_hosts if h != client]
+    prim = remote[0] if remote else osd_hosts[0]
+    rep = next(h for h in osd_hosts if h != prim)
     hops = [("client -> primary (MOSDOp)", client, prim, OSDOP_HDR + bs, 1)]
     if r.scenario.pool.size > 1:
         hops += [("primary -> replica (MOSDRepOp)", prim, rep, REPOP_HDR + bs, 1),
@@ -76,7 +86,8 @@ def run_pair(scenario: Path, sets: list[str], seed: int | None, ios: int | None)
         out[label] = {"resolved": r, "iops": d.iops, "mean_us": d.lat.mean / 1e3,
                       "p99_us": d.clat_percentiles.get(99.0, 0) / 1e3,
                       "critical_path_us": bd.get("write", {}).get("critical_path_us", {}),
-                      "nic": sorted({h.nic.name for h in r.hosts}), "switch": r.network.switch.name,
+                      "nic": sorted({h.nic.name for h in r.hosts}), "switch": (r.network.switch.name if r.network.kind != "mesh"
+                                  else f"none (full mesh, {r.network.mesh_mode})"),
                       "disks": sorted({h.disk.name
                                        + (f" ({h.osds_per_device} OSDs each)" if h.osds_per_device > 1 else "")
                                        + (f" + DB {h.db_disk.name}" if h.db_disk else "")

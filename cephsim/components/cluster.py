@@ -232,6 +232,8 @@ class Cluster:
         r = self.r
         net = r.network
         self.sw_ports: dict[str, Port] = {}
+        if net.kind == "mesh":  # no switch: the hosts' own ports are the whole fabric
+            return
         for h in r.hosts:
             speed = min(h.nic.speed_bps, net.switch.speed_bps)
             # one switch port per bond member towards the host (LACP hashes each flow to one)
@@ -289,12 +291,22 @@ class Cluster:
         if src == dst:  # daemons on the same host talk over loopback
             return Path(Port(f"{src}.lo", a.nic.speed_bps), [], fixed(0), fixed(0), [], net.mtu,
                         0.0, TcpWindow.of(net.tcp), name=f"lo {src}", loopback=True)
+        hops: list[Hop] = []
+        fwd_kc = 0.0
+        if net.kind == "mesh":
+            # a cable straight to the peer: no switch, so no forwarding latency and no port
+            # to queue at but the sender's
+            if net.mesh_mode == "routed":  # the peer's own port: sends to peers in parallel
+                bps = min(a.nic.speed_bps, b.nic.speed_bps)  # the link trains to the slower end
+                uplink = self.ports.setdefault(f"{src}.nic-{dst}", Port(f"{src}.nic-{dst}.tx", bps))
+            else:  # broadcast bond: every frame on every port, so one rate for everything
+                uplink = self.ports.setdefault(f"{src}.nic0",
+                                               Port(f"{src}.nic0.tx", a.nic.speed_bps))
+            return self._path(src, dst, uplink, hops, fwd_kc)
         lane = stable_hash("bond", src, dst) % a.bond
         uplink = self.ports.setdefault(f"{src}.nic{lane}", Port(f"{src}.nic{lane}.tx", a.nic.speed_bps))
         dlane = stable_hash("bond", src, dst) % b.bond  # the switch hashes the flow too
         dport = dst if dlane == 0 else f"{dst}#{dlane}"
-        hops: list[Hop] = []
-        fwd_kc = 0.0
         if net.kind == "leaf-spine" and net.spine is not None:
             spines = r.scenario.network.topology.spines
             leafed = r.scenario.network.topology.hosts_per_leaf > 1
@@ -318,6 +330,14 @@ class Cluster:
         else:
             hops.append(Hop(self.switch_lat, self.sw_ports[dport],
                             net.switch.forwarding == "cut-through"))
+        return self._path(src, dst, uplink, hops, fwd_kc)
+
+    def _path(self, src: str, dst: str, uplink: Port, hops: list[Hop], fwd_kc: float) -> Path:
+        """The path src -> dst over ``uplink`` and ``hops``, with both ends' NIC latencies and
+        the netem of the way (and of the way back, for the ACKs)."""
+        r = self.r
+        net = r.network
+        a, b = r.host(src), r.host(dst)
         imps = []
         if a.netem is not None:
             imps.append(self._impairment(f"{src}.netem.{dst}", a.netem))

@@ -35,6 +35,12 @@ transmit side *and* on the switch port towards the receiving host (802.3ad
 layer3+4 hashing); a single flow never goes faster than one member, but
 several flows spread over the members.
 
+Full mesh (``topology.kind: mesh``, no switch): step 3 is gone; the sender's port is
+the cable to the peer.  Routed (``mesh_mode: routed``): one port per peer, at the
+slower end's rate, so a host sends to its peers in parallel and nothing queues at a
+receiver's port.  Broadcast bond: every frame leaves on every port, modelled as one
+port per host that all its messages share (one NIC speed on every host, checked).
+
 Messages between two daemons on the same host go over loopback: no NIC, no
 wire, no switch (``Path(loopback=True)``); only the TCP stack CPU remains,
 charged to the threads as always.

@@ -183,8 +183,10 @@ def json_documents(text: str, name: str, *, pairs_hook: Callable[[list[tuple[str
             raise ReaderError.at(name, f"{what} (document starting at line "
                                  f"{line_col(text, start)[0]})", line, col) from None
         except (RecursionError, ValueError) as exc:
-            # NaN/Infinity: point at the constant itself, not at the document's start
-            const = _first_constant(text, start)
+            # NaN/Infinity (_reject_constant): point at the constant itself, not at the
+            # document's start; other errors (the pairs hook, deep nesting) stay there
+            const = _first_constant(text, start) if str(exc).endswith("is not valid JSON") \
+                else None
             line, col = line_col(text, start if const is None else const)
             raise ReaderError.at(name, f"invalid JSON: {exc}", line, col) from None
         docs.append((start, obj))

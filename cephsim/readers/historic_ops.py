@@ -22,13 +22,14 @@ Quirks handled:
 Refused, at the field's line and column: a ring ``size``/``num to keep`` that is
 not a whole number >= 0, a ring or op ``duration`` that is negative, out of range
 or not a number (a string, ``null``, ``true``; bare ``NaN``/``Infinity`` are not
-JSON), and a milestone (below) whose time is earlier than a milestone listed
-before it in the same op: the OSD appends them as the op moves on, so time
-going backwards means a clock step or an edited file, and the stages would be
-wrong.  Only ``op_commit`` and ``sub_op_commit_rec`` may interleave (the local
-commit and the replicas' acks are marked by different threads); other events
-are not checked (``throttled``/``header_read``/``all_read``/``dispatched`` carry
-the messenger's earlier stamps).  An op ``duration`` of 10^6 s or more (an
+JSON).  A milestone (below) whose time is earlier than a milestone listed before it
+in the same op gets a warning and that op no stages: the OSD appends them as the op
+moves on, so time going backwards means a clock step (or an edited file), and the
+stages would be wrong; one stepped op does not make the rest of the dump unusable.
+Only ``op_commit`` and ``sub_op_commit_rec`` may interleave (the local commit and
+the replicas' acks are marked by different threads); other events are not checked
+(``throttled``/``header_read``/``all_read``/``dispatched`` carry the messenger's
+earlier stamps).  An op ``duration`` of 10^6 s or more (an
 unsigned wrap) is ignored with a warning and recomputed from the events.
 Truncated JSON is an error (see :func:`~cephsim.readers.common.json_documents`).
 
@@ -189,6 +190,7 @@ def _op(op: dict[str, Any], i: int, where: _Where, warnings: list[Problem],
     t0: datetime | None = None
     bad = 0
     last: tuple[str, datetime, str] | None = None  # latest milestone so far: name, time, raw
+    backwards: Problem | None = None  # the first milestone stamped before an earlier one
     for k, e in enumerate(raw_events):
         if not isinstance(e, dict) or not isinstance(e.get("event"), str):
             bad += 1
@@ -201,13 +203,14 @@ def _op(op: dict[str, Any], i: int, where: _Where, warnings: list[Problem],
             offset = (t - t0) // _ONE_US * 1000
         m = _milestone(e["event"])
         if m is not None and t is not None:
-            if last is not None and t < last[1] and not (
+            if last is not None and t < last[1] and backwards is None and not (
                     m in _INTERLEAVED and _milestone(last[0]) in _INTERLEAVED):
                 back = (last[1] - t) // _ONE_US
-                raise where.error(f"{e['event']!r} at {e['time']} is {back} us earlier than "
-                                  f"{last[0]!r} ({last[2]}) listed before it: time goes "
-                                  "backwards within the op (clock step or edited file?)",
-                                  *ev_path, k, "time")
+                backwards = where.error(
+                    f"{e['event']!r} at {e['time']} is {back} us earlier than {last[0]!r} "
+                    f"({last[2]}) listed before it: time goes backwards within the op (clock "
+                    "step or edited file?); its stages are left out",
+                    *ev_path, k, "time").problems[0]
             if last is None or t >= last[1]:
                 last = (e["event"], t, str(e["time"]))
         out.events.append(OpEvent(name=e["event"], time=str(e.get("time")), offset_ns=offset))
@@ -216,7 +219,10 @@ def _op(op: dict[str, Any], i: int, where: _Where, warnings: list[Problem],
     if any(ev.offset_ns is None for ev in out.events):
         warnings.append(warn(name, f"ops[{i}]: unreadable event time(s); those events have no "
                              "offset"))
-    out.stages = _stages(out.events)
+    if backwards is not None:  # one clock step must not sink the whole file, nor skew stages
+        warnings.append(backwards)
+    else:
+        out.stages = _stages(out.events)
     if out.duration_ns is None and out.events and out.events[-1].offset_ns is not None:
         out.duration_ns = max(0, max(e.offset_ns or 0 for e in out.events))
     return out

@@ -165,8 +165,9 @@ class LinkNetem(Netem):
 class Topology(_M):
     """How hosts are connected."""
 
-    kind: Literal["switch", "leaf-spine"] = Field("switch", description="'switch': every host on one switch; 'leaf-spine': hosts spread over leaf switches joined by spine switches or routers.")
-    switch: str | SwitchModel = Field("generic-cut-through-25g", description="The switch (or, leaf-spine, the leaf switch) model.")
+    kind: Literal["switch", "leaf-spine", "mesh"] = Field("switch", description="'switch': every host on one switch; 'leaf-spine': hosts spread over leaf switches joined by spine switches or routers; 'mesh': no switch, every pair of hosts cabled directly (the small-cluster 'full mesh' of Proxmox VE's Ceph guide: a 3-node mesh uses 2 NIC ports per host).")
+    mesh_mode: Literal["routed", "broadcast"] = Field("routed", description="mesh: 'routed' (static routes or FRR/OpenFabric): a message to a peer leaves on that peer's own port, so a host sends to its peers in parallel; 'broadcast' (a Linux broadcast bond): every frame leaves on every port, so all of a host's traffic shares one port's rate.")
+    switch: str | SwitchModel = Field("generic-cut-through-25g", description="The switch (or, leaf-spine, the leaf switch) model; not used by a mesh.")
     spine: str | SwitchModel | None = Field(None, description="leaf-spine: the spine switch or router model.")
     hosts_per_leaf: Int = Field(1, ge=1, description="leaf-spine: hosts attached to each leaf switch (in host order); 1 means every host routes itself and connects straight to the spines (BGP on the host).")
     spines: Int = Field(2, ge=1, description="leaf-spine: number of spine switches/routers; flows are spread over them by hash (ECMP).")
@@ -447,6 +448,12 @@ class Scenario(_M):
                     raise ValueError(f"hosts.{gi}.name: host {clash[0]} has the name of a spine "
                                      f"router of the leaf-spine (spine0..spine{topo.spines - 1}); "
                                      "rename the group")
+        if topo.kind == "mesh":
+            for gi, g in enumerate(self.hosts):
+                if g.bond > 1:
+                    raise ValueError(f"hosts.{gi}.bond: in a full mesh each NIC port is the link "
+                                     "to one peer (mesh_mode routed) or carries every frame "
+                                     "(broadcast): bonding is not used; remove bond")
         osd_hosts = [f"{g.name}{i}" for g in self.hosts if g.osds and g.osds.count > 0
                      for i in range(g.count)]
         if not osd_hosts:
