@@ -27,7 +27,8 @@ class Format(str, Enum):
 
 ScenarioArg = Annotated[Path, typer.Argument(help="Scenario YAML file.", show_default=False)]
 SetOpt = Annotated[Optional[list[str]], typer.Option(
-    "--set", help="Override a field: dotted.path=value (YAML value, units allowed). Repeatable.")]
+    "--set", help="Override a field: dotted.path=value (YAML value, units allowed). "
+    "Repeatable; a later --set of the same field wins.")]
 SeedOpt = Annotated[Optional[int], typer.Option("--seed", min=0, help="Seed (overrides run.seed).")]
 FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
 OutputOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file (atomically) instead of stdout.")]
