@@ -98,6 +98,8 @@ class HostConfig:
     netem: Netem | None
     leaf: int
     client_cores: int | None = None  #: the client side's cpuset (None: the cores the OSDs leave)
+    osd_cpu_limit: float | None = None  #: CFS quota of each OSD daemon, in CPUs (None: none)
+    osd_cpu_period: int = 100_000_000  #: its CFS period (ns)
     db_disk: DiskModel | None = None  #: a separate RocksDB/WAL device (None: on the data disk)
     db_devices: int = 0  #: DB devices on the host, shared round-robin by its OSDs
     osds_per_device: int = 1  #: consecutive OSDs sharing one data drive
@@ -266,6 +268,13 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
             raise CephsimError.single(
                 f"osd_cores {g.osd_cores} is more than the host's {cpucfg.cores} cores",
                 path=f"{path}.osd_cores")
+        if g.osd_cpu_limit is not None and disk is None:
+            raise CephsimError.single("osd_cpu_limit on a host group without OSDs",
+                                      path=f"{path}.osd_cpu_limit")
+        if g.osd_cpu_limit is not None and g.osd_cpu_limit * g.osd_cpu_period < 1_000_000:
+            raise CephsimError.single(
+                f"osd_cpu_limit {g.osd_cpu_limit} x osd_cpu_period gives a quota under 1 ms per "
+                "period, the kernel's minimum (cpu.max)", path=f"{path}.osd_cpu_limit")
         if g.client_cores is not None:
             has_osds = disk is not None
             if has_osds and g.osd_cores is None:
@@ -291,6 +300,8 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
                                     disk=disk, osd_ids=ids, osd_cores=g.osd_cores,
                                     netem=g.netem, leaf=index // hpl,
                                     client_cores=g.client_cores, db_disk=db,
+                                    osd_cpu_limit=g.osd_cpu_limit if ids else None,
+                                    osd_cpu_period=g.osd_cpu_period,
                                     db_devices=g.osds.db_devices if db is not None and g.osds else 0,
                                     osds_per_device=g.osds.per_device if disk is not None and g.osds else 1))
             index += 1
@@ -403,6 +414,8 @@ def resolved_dict(r: Resolved) -> dict[str, Any]:
                    "db_devices": h.db_devices, "osds_per_device": h.osds_per_device,
                    "osd_ids": list(h.osd_ids),
                    "osd_cores": h.osd_cores, "client_cores": h.client_cores,
+                   **({"osd_cpu_limit": h.osd_cpu_limit, "osd_cpu_period": h.osd_cpu_period}
+                      if h.osd_cpu_limit is not None else {}),
                    "netem": model(h.netem), "leaf": h.leaf}
                   for h in r.hosts],
         "network": {"mtu": r.network.mtu, "kind": r.network.kind,

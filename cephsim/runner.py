@@ -208,7 +208,8 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
                      cluster=cluster,
                      engine={"python": platform.python_version(), "simpy": simpy.__version__,
                              "numpy": np.__version__, "cephsim": __version__},
-                     warnings=_warnings(rec, r) + loss_warnings(rec, r) + site_warnings(r, cluster.acting)
+                     warnings=_warnings(rec, r) + _quota_warnings(cluster, t_last)
+                     + loss_warnings(rec, r) + site_warnings(r, cluster.acting)
                      + window_warnings(cluster.paths, wl.issued, rec, r.network.tcp)
                      + monitor_warnings(mon_report),
                      monitors=mon_report)
@@ -248,6 +249,8 @@ def _utilization(cluster: Cluster, t_end: int) -> dict[str, float]:
     for p in _ports(cluster):
         if p.busy_ns:
             put(p.name, p.busy_ns)
+    for q in cluster.quotas.values():  # CPU time used of what the quota allows
+        put(q.name, q.charged_ns / q.limit)
     return dict(sorted(out.items()))
 
 
@@ -326,6 +329,8 @@ def _saturation(cluster: Cluster, t_end: int) -> dict[str, Any]:
         cand.append((d.busy_ns / (span * len(d.chan)), d.name, "disk"))
     for p in _ports(cluster):
         cand.append((p.busy_ns / span, p.name, "network"))
+    for q in cluster.quotas.values():
+        cand.append((q.charged_ns / (span * q.limit), q.name, "cpu quota"))
     seen: set[str] = set()
     top = []
     for u, name, kind in sorted(cand, key=lambda x: -x[0]):
@@ -337,6 +342,21 @@ def _saturation(cluster: Cluster, t_end: int) -> dict[str, Any]:
             break
     sat = bool(top) and top[0]["utilization"] >= SATURATED
     return {"saturated": top[0] if sat else None, "threshold": SATURATED, "busiest": top}
+
+
+def _quota_warnings(cluster: Cluster, t_end: int) -> list[str]:
+    """How often the OSDs' CPU quotas (osd_cpu_limit) throttled them: with a quota, a
+    burst waits for the next CFS period even on idle cores, which shows in the tail."""
+    qs = [q for q in cluster.quotas.values() if q.throttles]
+    if not qs:
+        return []
+    worst = max(qs, key=lambda q: len(q.throttled_periods))
+    periods = max(1, t_end // worst.period_ns)
+    return [f"CPU quota (osd_cpu_limit {worst.limit:g} per {worst.period_ns / 1e6:g} ms): "
+            f"{len(qs)} of {len(cluster.quotas)} OSD daemons were throttled; most "
+            f"{worst.name}, in {100 * min(1.0, len(worst.throttled_periods) / periods):.0f} % of "
+            f"its periods (cpu.stat nr_throttled / nr_periods), a throttled thread waiting "
+            f"{worst.throttled_ns / worst.throttles / 1e6:.1f} ms on average for the next one"]
 
 
 def _warnings(rec: Recorder, r: Resolved) -> list[str]:

@@ -246,3 +246,24 @@ def test_a_broadcast_mesh_needs_one_nic_speed(tmp_path, run_cli):
     assert_short_error(run_cli("validate", scen), "network.topology.mesh_mode", "one NIC speed")
     scen.write_text(mixed + "network: {topology: {kind: mesh, mesh_mode: routed}}\n")
     assert run_cli("validate", scen).exit_code == 0
+
+
+@pytest.mark.parametrize(("value", "words"), [
+    ("osd_cpu_limit: 0", ["hosts.0.osd_cpu_limit", "greater than 0"]),
+    ("osd_cpu_limit: two", ["hosts.0.osd_cpu_limit", "valid number"]),
+    ("osd_cpu_limit: .inf", ["hosts.0.osd_cpu_limit", "finite"]),
+    ("osd_cpu_limit: 0.005", ["hosts.0.osd_cpu_limit", "under 1 ms per period"]),
+    ("{osd_cpu_limit: 2, osd_cpu_period: 500us}", ["hosts.0.osd_cpu_period", "greater than or equal"]),
+    ("{osd_cpu_limit: 2, osd_cpu_period: 2s}", ["hosts.0.osd_cpu_period", "less than or equal"]),
+])
+def test_bad_cpu_quota(tmp_path, run_cli, value, words):
+    scen = tmp_path / "s.yaml"
+    fields = "".join(f"    {kv.strip()}\n" for kv in value.strip("{}").split(", "))
+    scen.write_text(BASE.replace("    count: 3\n", "    count: 3\n" + fields, 1))
+    assert_short_error(run_cli("validate", scen), *words)
+
+
+def test_a_cpu_quota_needs_osds(tmp_path, run_cli):
+    scen = tmp_path / "s.yaml"
+    scen.write_text(BASE.replace("  - name: client\n", "  - name: client\n    osd_cpu_limit: 2\n", 1))
+    assert_short_error(run_cli("validate", scen), "hosts.1.osd_cpu_limit", "without OSDs")

@@ -110,3 +110,21 @@ def test_nothing_lost(qd: int, jobs: int) -> None:
     assert c["issued"] == c["completed"] + c["in_flight"]
     assert 0 <= c["in_flight"] <= qd * jobs
     assert c["completed"] >= res.records.count() + 100
+
+
+def test_a_cpu_quota_throttles_and_says_so() -> None:
+    """A CFS quota per OSD (osd_cpu_limit, as a Kubernetes CPU limit) below what the OSDs
+    use at qd 32: throughput falls, the quota is what saturates, writes wait for the next
+    period (the tail reaches into the 100 ms period) and the run warns; a quota far above
+    the use changes nothing at all."""
+    sets = ("workload.iodepth=32", "hosts.pvc.tuning.governor=performance")
+    free, iops_free, _ = _pvc(*sets)
+    assert min(free.cpu_cores["osds"].values()) > 2  # what an OSD uses without a limit
+    res, iops, _ = _pvc(*sets, "hosts.pvc.osd_cpu_limit=1")
+    assert iops < 0.5 * iops_free
+    assert res.saturation["saturated"]["kind"] == "cpu quota"
+    assert any(w.startswith("CPU quota (osd_cpu_limit 1 per 100 ms)") for w in res.warnings)
+    a = res.records.arrays()
+    assert (a["complete"] - a["submit"]).max() > 20_000_000  # a throttled write waits ms
+    same, iops_same, _ = _pvc(*sets, "hosts.pvc.osd_cpu_limit=1000")
+    assert iops_same == iops_free and not any("CPU quota" in w for w in same.warnings)

@@ -322,3 +322,66 @@ def test_each_socket_has_its_own_ceiling() -> None:
     mid = CoreSet("h.mid", cfg, 16, sockets, first=8)
     assert mid.packages == sockets and mid.cores[7].package is sockets[0]
     assert mid.cores[8].package is sockets[1]
+
+
+# ----------------------------------------------------------------- CPU quota (CFS)
+def _fixed(n_physical: int) -> CoreSet:
+    """tests/scenarios/constant.yaml's CPU: 1 GHz on every core however many are busy, no
+    C-states (POLL), one thread per core: 100 kcycles take exactly 100 us."""
+    _, r = load_resolved(ROOT / "tests" / "scenarios" / "constant.yaml")
+    return CoreSet("h.cpu", r.hosts[0].cpu, n_physical)
+
+
+def test_a_quota_throttles_until_the_next_period_exactly() -> None:
+    """Limit 0.5 CPU per 1 ms: a thread with back-to-back 100 us runs gets 5 of them per
+    period and waits out the rest of it, however idle the cores are."""
+    from cephsim.components.cpu import Quota
+
+    cs = _fixed(4)
+    th = Thread("t", cs, home=0, wakeup_kc=0.0)
+    th.quota = q = Quota("t.quota", 0.5, 1_000 * US)
+    ends, t = [], 0
+    for _ in range(15):
+        t = th.run(t, 100.0, None, handoff=False)
+        ends.append(t)
+    assert ends == [(p * 1_000 + k * 100) * US for p in range(3) for k in range(1, 6)]
+    assert q.throttles == 2 and q.throttled_ns == 2 * 500 * US
+    assert q.throttled_periods == {0, 1} and q.charged_ns == 1_500 * US
+
+
+def test_a_quota_is_shared_by_the_threads_of_its_group() -> None:
+    """Two threads of one cgroup on two idle cores: together they get the quota (1 CPU per
+    1 ms: five 100 us runs each per period), not each; a thread outside is not held."""
+    from cephsim.components.cpu import Quota
+
+    cs = _fixed(4)
+    q = Quota("g.quota", 1.0, 1_000 * US)
+    a, b = Thread("a", cs, home=0, wakeup_kc=0.0), Thread("b", cs, home=1, wakeup_kc=0.0)
+    a.quota = b.quota = q
+    ta = tb = 0
+    for _ in range(40):
+        ta = a.run(ta, 100.0, None, handoff=False)
+        tb = b.run(tb, 100.0, None, handoff=False)
+    assert ta == tb == 7_500 * US  # 8 periods of 5 runs each, the last ending at +500 us
+    free = Thread("free", cs, home=2, wakeup_kc=0.0)
+    tf = 0
+    for _ in range(40):
+        tf = free.run(tf, 100.0, None, handoff=False)
+    assert tf == 4_000 * US
+
+
+def test_an_overdraft_is_repaid_from_the_next_period() -> None:
+    """A 700 us run against a 500 us budget: it runs whole (runs are not cut), and the 200 us
+    it overdrew leave only 300 us for the next period."""
+    from cephsim.components.cpu import Quota
+
+    cs = _fixed(2)
+    th = Thread("t", cs, home=0, wakeup_kc=0.0)
+    th.quota = Quota("t.quota", 0.5, 1_000 * US)
+    assert th.run(0, 700.0, None, handoff=False) == 700 * US
+    t = th.run(700 * US, 100.0, None, handoff=False)  # period 0 spent: waits for 1 ms
+    assert t == 1_100 * US
+    for _ in range(2):
+        t = th.run(t, 100.0, None, handoff=False)
+    assert t == 1_300 * US  # 200 us overdraft + 300 us used: period 1 is spent
+    assert th.run(t, 100.0, None, handoff=False) == 2_100 * US

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Hashable
 
 from cephsim.catalog.models import DiskModel
-from cephsim.components.cpu import CoreSet, Package, Thread
+from cephsim.components.cpu import CoreSet, Package, Quota, Thread
 from cephsim.components.disk import Disk
 from cephsim.components.network import Hop, Impairment, Path, Port, TcpWindow
 from cephsim.components.placement import acting_sets
@@ -111,6 +111,7 @@ class Cluster:
         costs = r.ceph.costs
         self.wakeup_kc = costs.cost("kernel.wakeup")
         self.coresets: dict[str, CoreSet] = {}
+        self.quotas: dict[str, Quota] = {}  #: per-OSD CFS CPU quotas (osd_cpu_limit)
         self.host_cores: dict[str, tuple[CoreSet, CoreSet]] = {}
         for h in r.hosts:
             self._build_cores(h)
@@ -189,7 +190,7 @@ class Cluster:
         n = f"osd{o}"
         assert h.disk is not None
         disk = data or self._disk(f"{n}.disk", h.disk)
-        return OSD(
+        osd = OSD(
             id=o, name=n, host=h.name,
             msgr=[self._thread(f"{n}.msgr{i}", cores) for i in range(c.msgr_workers)],
             shards=[[self._thread(f"{n}.shard{s}.t{i}", cores) for i in range(c.threads_per_shard)]
@@ -200,6 +201,12 @@ class Cluster:
             kv_final=self._thread(f"{n}.kv_final", cores),
             disk=disk, db=db or disk,
             finisher=self._thread(f"{n}.finisher", cores) if c.commit_finisher else None)
+        if h.osd_cpu_limit is not None:  # the daemon's cgroup: every thread of this OSD
+            quota = self.quotas[f"{n}.cpu_quota"] = Quota(f"{n}.cpu_quota", h.osd_cpu_limit,
+                                                          h.osd_cpu_period)
+            for th in osd.threads():
+                th.quota = quota
+        return osd
 
     def _build_job(self, host: str, j: int) -> ClientJob:
         cores = self.host_cores[host][1]

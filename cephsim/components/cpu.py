@@ -72,6 +72,17 @@ What is modelled
   most one core is busy on average, so latency is untouched; at saturation
   every op runs on a slower clock.
 
+- **CPU quota (CFS bandwidth control).**  A :class:`Quota` is one cgroup's
+  ``cpu.max`` (cgroup v1 ``cfs_quota_us``/``cfs_period_us``; what Kubernetes makes
+  of ``resources.limits.cpu``, e.g. a Rook OSD pod): the group's threads run on any
+  of their cores, but together for at most ``limit x period`` of CPU time per
+  period of wall time (periods aligned on multiples of the period); once that is
+  used up every one of them waits for the next period (throttled), however idle
+  the cores are.  A run that overdraws the budget is repaid from the next period
+  (the kernel's negative ``runtime_remaining``).  Simplifications: the budget is
+  drawn per run, not in 5 ms ``sched_cfs_bandwidth_slice`` chunks per CPU, and a
+  run that started is finished (runs are tens of microseconds; the period 100 ms).
+
 Simplifications: a run is not pre-empted; the governor sees whole runs in the
 window in which they start and runs per logical CPU; the package counts busy time
 in the window it falls in, except that a run the model schedules out of order (a
@@ -333,11 +344,63 @@ class CoreSet:
         return best
 
 
+class Quota:
+    """CFS bandwidth control of one cgroup (see the module notes): at most ``quota_ns``
+    of CPU time per ``period_ns`` for all its threads together."""
+
+    __slots__ = ("charged_ns", "limit", "name", "period_ns", "quota_ns", "throttled_ns",
+                 "throttled_periods", "throttles", "used")
+
+    def __init__(self, name: str, limit_cpus: float, period_ns: int) -> None:
+        self.name = name
+        self.limit = limit_cpus  #: CPUs' worth of time per period
+        self.period_ns = period_ns
+        self.quota_ns = max(1, int(limit_cpus * period_ns + 0.5))
+        #: CPU time charged per period (by the period a run starts in); runs are booked
+        #: out of time order, so a few recent periods are kept
+        self.used: dict[int, int] = {}
+        self.charged_ns = 0
+        self.throttles = 0  #: runs that had to wait for a later period
+        self.throttled_ns = 0  #: their total wait
+        #: periods whose budget ran out (cpu.stat's nr_throttled counts these)
+        self.throttled_periods: set[int] = set()
+
+    def _spent(self, p: int) -> int:
+        """Runtime already used in period ``p``, with the previous period's overdraft."""
+        used = self.used
+        over = used.get(p - 1, 0) - self.quota_ns
+        return used.get(p, 0) + (over if over > 0 else 0)
+
+    def admit(self, ready: int) -> int:
+        """The earliest time from ``ready`` at which the group may run again."""
+        period = self.period_ns
+        p = ready // period
+        if self._spent(p) < self.quota_ns:
+            return ready
+        self.throttled_periods.add(p)
+        p += 1
+        while self._spent(p) >= self.quota_ns:
+            self.throttled_periods.add(p)
+            p += 1
+        self.throttles += 1
+        self.throttled_ns += p * period - ready
+        return p * period
+
+    def charge(self, start: int, dur: int) -> None:
+        p = start // self.period_ns
+        used = self.used
+        used[p] = used.get(p, 0) + dur
+        self.charged_ns += dur
+        if len(used) > 16:  # keep the recent periods only
+            for k in [k for k in used if k < p - 8]:
+                del used[k]
+
+
 class Thread:
     """A thread that runs work items one at a time (FIFO), on cores of a CoreSet."""
 
-    __slots__ = ("busy_ns", "cores", "free_at", "iowait", "last_core", "name", "runs",
-                 "util", "util_t", "wakeup_kc")
+    __slots__ = ("busy_ns", "cores", "free_at", "iowait", "last_core", "name", "quota",
+                 "runs", "util", "util_t", "wakeup_kc")
 
     def __init__(self, name: str, cores: CoreSet, home: int, wakeup_kc: float,
                  iowait: bool = False) -> None:
@@ -352,6 +415,7 @@ class Thread:
         self.busy_ns = 0
         self.util = 0.0  #: PELT utilisation of this thread (schedutil)
         self.util_t = 0
+        self.quota: Quota | None = None  #: the CPU quota of its cgroup (None: unlimited)
 
     def run(self, t: int, kcycles: float, acc: list[int] | None, handoff: bool = True) -> int:
         """Run ``kcycles`` of work handed to this thread at ``t``; return the end time.
@@ -371,6 +435,9 @@ class Thread:
         else:  # idle: a hand-off wakes it; otherwise it simply goes on
             ready = t
             woken = handoff
+        quota = self.quota
+        if quota is not None:  # a throttled cgroup runs nothing until its next period
+            ready = quota.admit(ready)
         core = self.last_core
         busy = core.busy_until
         in_gap = False
@@ -453,6 +520,8 @@ class Thread:
             core.owner = self
         if governed:
             cs._account(core, self, start, dur)
+        if quota is not None:
+            quota.charge(start, dur)
         self.last_core = core
         self.free_at = end
         self.runs += 1

@@ -150,6 +150,8 @@ class HostGroup(_M):
     osds: OSDGroup | None = Field(None, description="OSDs on each host of the group; omit for client-only hosts.")
     osd_cores: Int | None = Field(None, ge=1, description="Physical cores the OSD daemons may use (a cpuset holding both hardware threads of each core when SMT is on); null = all cores, shared with everything else.")
     client_cores: Int | None = Field(None, ge=1, description="Physical cores (with their SMT siblings) the client side may use (fio and librbd/librados or the kernel client; a cpuset such as systemd's user.slice); null = every core not given to the OSDs.  On a host with OSDs it needs osd_cores (the two sets do not overlap).")
+    osd_cpu_limit: float | None = Field(None, gt=0, le=1024, allow_inf_nan=False, description="CPU limit of each OSD daemon as a CFS bandwidth quota, in CPUs (cgroup v2 cpu.max = limit x period; Kubernetes resources.limits.cpu, e.g. a Rook OSD pod's): its threads may run on any of its cores (all, or osd_cores), but together for at most this many CPUs' worth of time per osd_cpu_period; past that every one of them waits for the next period (throttling). Unlike osd_cores (a cpuset shared by the host's OSDs) it is per daemon and fractional (e.g. 2.5). null = no quota.")
+    osd_cpu_period: Duration = Field(100_000_000, ge=1_000_000, le=1_000_000_000, description="The CFS period of osd_cpu_limit (cpu.max's second field; the kernel default 100ms, allowed 1ms-1s).")
     netem: Netem | None = Field(None, description="netem on this host's egress (every packet it sends).")
     site: str | None = Field(None, description="Site (data centre) of these hosts, one of `sites.names`; traffic to hosts at another site gets the inter-site link's delay. Required when `sites` is given.")
 
