@@ -88,10 +88,20 @@ def validate(scenario: ScenarioArg, set_: SetOpt = None) -> None:
     try:
         from cephsim.scenario.load import load_resolved
 
+        from cephsim.sweep import block_axes, grid, validate_points
+
         sc, r = load_resolved(scenario, set_)
         osds = sum(len(h.osd_ids) for h in r.hosts)
+        # a sweep: block's points are checked as `cephsim sweep` would (a --set of the same
+        # field replaces that axis, as there)
+        fixed = {s.partition("=")[0].strip() for s in set_ or []}
+        axes = [a for a in block_axes(scenario)[0] if a.path not in fixed]
+        points = grid(axes) if axes else []
+        if points:
+            validate_points(scenario, points, axes, extra=set_ or [])
         typer.echo(f"{scenario}: ok ({len(r.hosts)} hosts, {osds} OSDs, pool size "
-                   f"{sc.pool.size}, {sc.ceph.release}, {r.ceph.write_mode} writes)")
+                   f"{sc.pool.size}, {sc.ceph.release}, {r.ceph.write_mode} writes"
+                   + (f"; sweep block: all {len(points)} points valid" if points else "") + ")")
     except CephsimError as e:
         _fail(e)
 

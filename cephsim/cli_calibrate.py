@@ -127,7 +127,7 @@ def register(app: typer.Typer) -> None:
         set_: Annotated[Optional[list[str]], typer.Option(
             "--set", help="The change to try: dotted.path=value (repeatable).")] = None,
         seed: Annotated[Optional[int], typer.Option(help="Seed (default run.seed).")] = None,
-        ios: Annotated[Optional[int], typer.Option(help="I/Os per run (default run.ios).")] = None,
+        ios: Annotated[Optional[int], typer.Option(help="I/Os per run (default run.ios).", min=1)] = None,
         format: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
     ) -> None:
         """Simulate a scenario before and after a change; explain the difference hop by hop."""

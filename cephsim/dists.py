@@ -36,6 +36,10 @@ from cephsim.units import DURATION_JSON, parse_duration_ns
 
 _Z99 = 2.3263478740408408  # standard normal quantile at 0.99
 MAX_SIGMA = 5.0  #: largest lognormal shape accepted (see the module docstring)
+#: Longest typical service time accepted (a constant, a median, a mean, a uniform's top):
+#: the kernel's SCSI command timeout (/sys/block/*/device/timeout, 30 s).  A device or a
+#: stall that slow has failed, which is not what these distributions describe.
+MAX_TIME_NS = 30 * 10**9
 
 
 def _dur(v: Any) -> int:
@@ -49,6 +53,18 @@ Dur = Annotated[int, WithJsonSchema(DURATION_JSON)]
 class _Base(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    def _typical_ns(self) -> float:
+        """The value checked against MAX_TIME_NS (0: nothing of its own to check)."""
+        return 0.0
+
+    @model_validator(mode="after")
+    def _not_a_failure(self) -> _Base:
+        if self._typical_ns() > MAX_TIME_NS:
+            raise ValueError(f"{self._typical_ns() / 1e9:g} s is past 30 s, the kernel's SCSI "
+                             "command timeout: a device or stall that slow has failed, which "
+                             "is not modelled")
+        return self
+
 
 class Constant(_Base):
     """Always the same value."""
@@ -57,6 +73,9 @@ class Constant(_Base):
     value: Dur = Field(ge=0, description="The value, e.g. '15us'.")
 
     _v = field_validator("value", mode="before")(lambda cls, v: _dur(v))
+
+    def _typical_ns(self) -> float:
+        return float(self.value)
 
     @property
     def mean_ns(self) -> float:
@@ -77,6 +96,9 @@ class LogNormal(_Base):
     shift: Dur = Field(0, ge=0, description="Constant added to every sample (a hard minimum), e.g. '5us'.")
 
     _m = field_validator("median", "shift", mode="before")(lambda cls, v: _dur(v))
+
+    def _typical_ns(self) -> float:
+        return float(self.median + self.shift)
 
     @field_validator("p99", mode="before")
     @classmethod
@@ -121,6 +143,9 @@ class Normal(_Base):
 
     _m = field_validator("mean", "stddev", mode="before")(lambda cls, v: _dur(v))
 
+    def _typical_ns(self) -> float:
+        return float(self.mean)
+
     @model_validator(mode="after")
     def _nonnegative(self) -> Normal:
         if self.mean < 6 * self.stddev:
@@ -146,6 +171,9 @@ class Uniform(_Base):
 
     _m = field_validator("low", "high", mode="before")(lambda cls, v: _dur(v))
 
+    def _typical_ns(self) -> float:
+        return float(self.high)
+
     @model_validator(mode="after")
     def _order(self) -> Uniform:
         if self.high < self.low:
@@ -168,6 +196,9 @@ class Exponential(_Base):
     mean: Dur = Field(ge=0)
 
     _m = field_validator("mean", mode="before")(lambda cls, v: _dur(v))
+
+    def _typical_ns(self) -> float:
+        return float(self.mean)
 
     @property
     def mean_ns(self) -> float:

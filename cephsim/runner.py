@@ -182,10 +182,11 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
         goal = (f"{target} measured I/Os" if target is not None
                 else f"{format_duration(run.runtime or 0)} of measured run time")
         raise CephsimError.single(
-            f"the run gave up: no I/O completed during {STALL_NS // 3_600_000_000_000} h of "
-            f"simulated time ({state['measured']} of {goal} done, {state['issued_done']} I/Os "
-            "completed in all); some delay or service time in the scenario is far too large "
-            "(hours)", file=str(scenario_path) if scenario_path else None, path="run")
+            f"the run gave up: {format_duration(STALL_NS)} of simulated time passed without one "
+            f"I/O completing ({state['measured']} of {goal} done before, "
+            f"{state['issued_done']} I/Os completed in all, ramp included); the scenario's "
+            "delays or service times cannot be that long, so the model stalled: please report "
+            "it", file=str(scenario_path) if scenario_path else None, path="run")
 
     mon_report = None
     if r.monitors is not None:  # the monitor cluster, simulated on its own (no data-path I/O)

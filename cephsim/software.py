@@ -135,7 +135,7 @@ def _check_stages(names: Iterable[str], **where: str) -> None:
 
 def load_profile(path: Path) -> ProfileOverride:
     # the scenario loader's reader: syntax errors and bad fields at file:line:col
-    from cephsim.scenario.load import located, parse_yaml_text, read_text
+    from cephsim.scenario.load import clean_loc, located, parse_yaml_text, read_text
 
     data = parse_yaml_text(read_text(path, "profile file"), str(path))
     if not data:
@@ -145,5 +145,5 @@ def load_profile(path: Path) -> ProfileOverride:
         return ProfileOverride.model_validate(data)
     except ValidationError as err:
         raise CephsimError([located(e["msg"].removeprefix("Value error, "), str(path), data,
-                                    *e["loc"])
+                                    *clean_loc(tuple(e["loc"])))
                             for e in err.errors(include_url=False)]) from None

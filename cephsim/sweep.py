@@ -179,11 +179,12 @@ def grid(axes: Sequence[Axis]) -> list[Point]:
 
 
 def validate_points(path: str | Path, points: Sequence[Point],
-                    axes: Sequence[Axis] = ()) -> list[Any]:
+                    axes: Sequence[Axis] = (), extra: Sequence[str] = ()) -> list[Any]:
     """Load and resolve every point before anything runs; one error naming the failing points.
 
-    A point's values reach the scenario as ``--set`` overrides; a problem with a value of the
-    scenario's own ``sweep:`` block (in ``axes``) is located at that value in the file."""
+    A point's values reach the scenario as ``--set`` overrides (after ``extra``, overrides
+    of every point); a problem with a value of the scenario's own ``sweep:`` block (in
+    ``axes``) is located at that value in the file."""
     from cephsim.scenario.load import load_resolved
 
     written = {f"--set {a.path}={v}": w for a in axes for v, w in zip(a.values, a.where)}
@@ -191,7 +192,7 @@ def validate_points(path: str | Path, points: Sequence[Point],
     scenarios = []
     for pt in points:
         try:
-            scenarios.append(load_resolved(path, pt.overrides)[0])
+            scenarios.append(load_resolved(path, [*extra, *pt.overrides])[0])
         except CephsimError as e:
             for p in e.problems:
                 if p.file in written:

@@ -105,7 +105,7 @@ def parse_duration_ns(value: object) -> int:
     key = unit.lower() if unit != "µs" else unit
     if key not in _TIME_NS:
         raise UnitError(f"unknown time unit {unit!r} in {value!r} "
-                        f"(use ns, us, ms, s)")
+                        f"(use ns, us, ms, s, min, h)")
     return int(round(_scaled(num, _TIME_NS[key], value, "duration")))
 
 

@@ -138,10 +138,10 @@ def _raw(kind: str, name: str) -> dict:
 
 
 @pytest.mark.parametrize(("kind", "name", "change", "words"), [
-    ("disks", "pm9a3", {"write_bandwidth": "0MB/s"}, "greater than 0"),
-    ("disks", "pm9a3", {"read_bandwidth": "-1MB/s"}, "greater than 0"),
+    ("disks", "pm9a3", {"write_bandwidth": "0MB/s"}, "below 1 MB/s"),
+    ("disks", "pm9a3", {"read_bandwidth": "-1MB/s"}, "below 1 MB/s"),
     ("disks", "generic-consumer-sata", {"flush_per_dirty_unit": "-5us"}, "greater than or equal to 0"),
-    ("switches", "generic-cut-through-25g", {"speed": "0Gbit/s"}, "greater than 0"),
+    ("switches", "generic-cut-through-25g", {"speed": "0Gbit/s"}, "below 1 Mbit/s"),
     ("switches", "denverton-router-1g", {"forwarding_cycles": -100}, "greater than or equal to 0"),
     ("switches", "denverton-router-1g", {"forwarding_cycles": float("nan")}, "finite"),
 ])
@@ -213,17 +213,31 @@ def test_a_duplicate_key_is_named_without_its_whole_value(tmp_path, run_cli):
     assert "original value" not in r.stderr and len(r.stderr) < 300, r.stderr
 
 
-def test_a_run_stuck_behind_an_absurd_delay_gives_up(tmp_path, run_cli):
-    """A delay of ~a day per message: the run stops after an hour of simulated time without
-    a completed I/O, with a clear error (with background stalls on it used to run for ever),
-    and writes nothing."""
-    out = tmp_path / "r.json"
-    r = run_cli("run", QS, "--set", "ceph.tails=false", "--set",
-                "network.links=[{from: client0, to: osd0, delay: 100000s}]", "-o", out)
-    assert_short_error(r, "quickstart.yaml: run: the run gave up: no I/O completed during 1 h",
-                       "0 of 20000 measured I/Os done")
-    assert not out.exists()
+def test_absurd_delays_and_service_times_are_refused(tmp_path, run_cli):
+    """A netem delay past 10 s (a round trip beyond osd_heartbeat_grace) and a service time
+    past 30 s (the SCSI command timeout) describe failures, not latencies: refused before
+    anything runs (a 1000 s delay used to keep a run busy for minutes)."""
+    r = run_cli("run", QS, "--set", "network.links=[{from: client0, to: osd0, delay: 1000s}]")
+    assert_short_error(r, "network.links.0.delay", "osd_heartbeat_grace")
+    prof = tmp_path / "p.yaml"
+    prof.write_text("release: reef\ntails: {kv_stall_rate_hz: 1, kv_stall: 100000s}\n")
+    r = run_cli("run", QS, "--set", f"ceph.profile={prof}")
+    assert_short_error(r, "p.yaml:2:30: tails.kv_stall", "past 30 s")
 
+
+def test_a_run_without_progress_gives_up(tmp_path, run_cli, monkeypatch):
+    """The safety net behind those limits: a run in which no I/O completes for STALL_NS of
+    simulated time stops with a located error and writes nothing (here the limit is cut
+    to 1 ms against a valid 5 s delay, so the first I/Os cannot finish in time)."""
+    import cephsim.runner as runner
+
+    monkeypatch.setattr(runner, "STALL_NS", 1_000_000)
+    out = tmp_path / "r.json"
+    r = run_cli("run", QS, "--set", "network.links=[{from: client0, to: osd0, delay: 5s}]",
+                "-o", out)
+    assert_short_error(r, "quickstart.yaml: run: the run gave up: 1ms of simulated time "
+                       "passed without one I/O completing", "of 20000 measured I/Os done")
+    assert not out.exists()
 
 def test_a_full_mesh_refuses_bonds(tmp_path, run_cli):
     """In a full mesh each port is the cable to one peer (or carries every frame): a bond
@@ -267,3 +281,18 @@ def test_a_cpu_quota_needs_osds(tmp_path, run_cli):
     scen = tmp_path / "s.yaml"
     scen.write_text(BASE.replace("  - name: client\n", "  - name: client\n    osd_cpu_limit: 2\n", 1))
     assert_short_error(run_cli("validate", scen), "hosts.1.osd_cpu_limit", "without OSDs")
+
+
+@pytest.mark.parametrize(("override", "words"), [
+    ("hosts.0.nic={name: n, sources: {}, speed: 1e-300bit/s, tx_latency: 2us, rx_latency: 3us}",
+     ["hosts.0.nic.speed", "below 1 Mbit/s"]),
+    ("hosts.0.nic={name: n, sources: {}, speed: 25Gbit/s, speed: 10Gbit/s}",
+     ['duplicate key "speed"']),
+    ("workload..iodepth=4", ["empty name in the field path"]),
+    ("workload.iodepth.=4", ["empty name in the field path"]),
+])
+def test_bad_overrides_are_named(run_cli, override, words):
+    """A rate so small a transfer overflows any clock, a duplicated key inside a --set
+    value (it used to turn the value into a string and blame the catalog), and empty
+    names in a field path (they used to be skipped silently)."""
+    assert_short_error(run_cli("validate", QS, "--set", override), *words)

@@ -177,5 +177,9 @@ def test_a_bad_value_of_the_sweep_block_is_located_at_that_value(tmp_path: Path)
     assert r.exit_code == 2, r.output
     assert f"sw.yaml:{line}:27: workload.iodepth: " in r.stderr, r.stderr
     assert "(sweep value four)" in r.stderr and "--set" not in r.stderr
+    r = runner.invoke(app, ["validate", str(sc)])  # validate checks the points too
+    assert r.exit_code == 2 and f"sw.yaml:{line}:27: workload.iodepth: " in r.stderr, r.output
+    r = runner.invoke(app, ["validate", str(sc), "--set", "workload.iodepth=8"])  # axis replaced
+    assert r.exit_code == 0 and "ok (" in r.stdout, r.output
     r = runner.invoke(app, ["sweep", str(sc), "--set", "workload.iodepth=1,five", "-q", "-j", "1"])
     assert r.exit_code == 2 and "--set workload.iodepth=five" in r.stderr, r.stderr

@@ -94,7 +94,11 @@ def run_pair(scenario: Path, sets: list[str], seed: int | None, ios: int | None)
                                        for h in r.hosts if h.disk is not None})}
     hops = []
     try:
+        after_hosts = {h.name for h in out["after"]["resolved"].hosts}
         for lab, src, dst, n, k in critical_hops(out["before"]["resolved"]):
+            if src not in after_hosts or dst not in after_hosts:
+                raise CephsimError.single(f"the per-hop table compares the same hosts before "
+                                          f"and after; the change removes {src if src not in after_hosts else dst}")
             b = one_way_ns(out["before"]["resolved"], src, dst, n)
             a = one_way_ns(out["after"]["resolved"], src, dst, n)
             hops.append({"hop": lab, "bytes": n, "count": k, "before_us": {x: v / 1e3 for x, v in b.items()},
@@ -102,6 +106,7 @@ def run_pair(scenario: Path, sets: list[str], seed: int | None, ios: int | None)
                          "delta_us": (sum(a.values()) - sum(b.values())) * k / 1e3})
     except CephsimError as e:
         out["hops_note"] = str(e)
+        hops = []  # a partial table would mislead
     out["hops"] = hops
     for k in ("before", "after"):
         out[k].pop("resolved")

@@ -143,6 +143,17 @@ class CPUModel(_Entry):
         return self
 
 
+def _rate_at_least(floor_bps: float, what: str):  # noqa: ANN202 - validator factory
+    """A rate parsed from its text, refused below ``floor_bps`` (a 1e-300 B/s disk would
+    make one write last longer than any clock can count)."""
+    def check(cls: Any, v: Any) -> float:
+        bps = parse_rate_bps(v)
+        if bps < floor_bps:
+            raise ValueError(f"{v!r} is below {what}, the slowest this model takes")
+        return bps
+    return check
+
+
 class DiskModel(_Entry):
     """A storage device, seen from the OSD (kernel block layer included)."""
 
@@ -163,7 +174,7 @@ class DiskModel(_Entry):
     notes: str | None = None
 
     _r = field_validator("write_bandwidth_bps", "read_bandwidth_bps", mode="before")(
-        lambda cls, v: parse_rate_bps(v))
+        _rate_at_least(8e6, "1 MB/s"))
     _u = field_validator("flush_per_dirty_unit_ns", mode="before")(
         lambda cls, v: None if v is None else _d(v))
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
@@ -189,7 +200,7 @@ class NICModel(_Entry):
     rx_latency: DistSpec = Field(description="NIC + driver receive latency per message (wire to socket), including interrupt moderation at low packet rates.")
     notes: str | None = None
 
-    _r = field_validator("speed_bps", mode="before")(lambda cls, v: parse_rate_bps(v))
+    _r = field_validator("speed_bps", mode="before")(_rate_at_least(1e6, "1 Mbit/s"))
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
 
@@ -204,6 +215,6 @@ class SwitchModel(_Entry):
     forwarding_cycles: float | None = Field(None, ge=0, allow_inf_nan=False, description="Software routers: CPU cycles per forwarded packet at the reference per-clock speed.")
     notes: str | None = None
 
-    _r = field_validator("speed_bps", mode="before")(lambda cls, v: parse_rate_bps(v))
+    _r = field_validator("speed_bps", mode="before")(_rate_at_least(1e6, "1 Mbit/s"))
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 

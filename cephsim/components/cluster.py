@@ -272,11 +272,15 @@ class Cluster:
             if imp.jitter == 0:
                 d = imp.delay
                 delay = fixed(d)
+            # built without the service-time checks: netem's jitter may reach below zero
+            # (10ms +- 20ms, or a normal 10ms/5ms), and netem then sends at once, as
+            # Path.transfer does with a draw <= 0
             elif imp.distribution == "uniform":
-                spec: Any = Uniform(low=f"{imp.delay - imp.jitter}ns", high=f"{imp.delay + imp.jitter}ns")  # type: ignore[arg-type]
+                spec: Any = Uniform.model_construct(low=imp.delay - imp.jitter,
+                                                    high=imp.delay + imp.jitter)
                 delay = self.sampler(f"{name}.delay", spec)
             else:
-                spec = Normal(mean=f"{imp.delay}ns", stddev=f"{imp.jitter}ns")  # type: ignore[arg-type]
+                spec = Normal.model_construct(mean=imp.delay, stddev=imp.jitter)
                 delay = self.sampler(f"{name}.delay", spec)
         uni = None
         if imp.loss > 0:

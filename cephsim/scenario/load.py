@@ -16,6 +16,7 @@ from typing import Any, Sequence
 from pydantic import BaseModel, ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.constructor import DuplicateKeyError
 from ruamel.yaml.error import MarkedYAMLError
 
 from cephsim.errors import CephsimError, Problem
@@ -83,12 +84,18 @@ def parse_override(text: str) -> tuple[list[str], Any]:
     if "=" not in text:
         raise CephsimError.single(f"--set {text!r}: expected dotted.path=value")
     path, _, raw = text.partition("=")
-    keys = [k for k in path.strip().split(".") if k]
-    if not keys:
+    if not path.strip():
         raise CephsimError.single(f"--set {text!r}: empty field path")
+    keys = path.strip().split(".")
+    if not all(keys):
+        raise CephsimError.single(f"--set {text!r}: empty name in the field path {path.strip()!r}")
     try:
         value = YAML(typ="safe").load(io.StringIO(raw)) if raw.strip() else ""
-    except Exception:
+    except DuplicateKeyError as e:
+        key = re.match(r'found duplicate key (".*?")', e.problem or "")
+        raise CephsimError.single(f"--set {text!r}: duplicate key "
+                                  f"{key.group(1) if key else ''} in the value") from None
+    except Exception:  # not YAML (e.g. 'a: b: c'): taken as the text it is
         value = raw
     return keys, value
 
@@ -163,7 +170,7 @@ def _position(data: Any, loc: tuple[Any, ...]) -> tuple[int | None, int | None]:
     return line, col
 
 
-def _clean_loc(loc: tuple[Any, ...]) -> tuple[Any, ...]:
+def clean_loc(loc: tuple[Any, ...]) -> tuple[Any, ...]:
     # pydantic inserts union-member tags ("str", "CPUModel", "function-before[...]", "constant")
     out = []
     for part in loc:
@@ -218,7 +225,7 @@ def validation_problems(err: ValidationError, data: Any, filename: str | None,
         e["type"] == "string_type" and isinstance(e["input"], dict)
         and any(o[:len(e["loc"]) - 1] == tuple(e["loc"][:-1]) for o in others))]
     for e in errors:
-        loc = prefix + _clean_loc(tuple(e["loc"]))
+        loc = prefix + clean_loc(tuple(e["loc"]))
         msg = e["msg"].removeprefix("Value error, ")
         # cross-field checks name the field they are about: "pool.size: ..."
         head, sep, rest = msg.partition(": ")

@@ -70,11 +70,20 @@ class _M(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
 
+#: Longest one-way delay a data-path impairment may add: a round trip past
+#: osd_heartbeat_grace (20 s) gets OSDs marked down, and there is no cluster left to measure
+MAX_NETEM_DELAY_NS = 10 * 10**9
+
+
 def check_impairment(delay: int, jitter: int, loss: float, delay_field: str = "delay",
-                     delay_text: str = "a delay") -> None:
+                     delay_text: str = "a delay", max_delay: int = MAX_NETEM_DELAY_NS) -> None:
     """netem's own rules, shared by every place that accepts an impairment (raises ValueError)."""
     if delay < 0:
         raise ValueError(f"{delay_field}: must not be negative (got {delay / 1e6:g} ms)")
+    if delay + jitter > max_delay:
+        raise ValueError(f"{delay_field}: {(delay + jitter) / 1e9:g} s with its jitter is past "
+                         f"{max_delay / 1e9:g} s: a round trip beyond osd_heartbeat_grace "
+                         "(20 s) marks the OSDs down")
     if jitter < 0:
         raise ValueError("jitter: must not be negative")
     if jitter > 0 and delay == 0:
@@ -208,7 +217,8 @@ class SiteLink(_M):
 
     @model_validator(mode="after")
     def _check(self) -> SiteLink:
-        check_impairment(self.rtt, self.jitter, self.loss, "rtt", "a delay (here rtt > 0)")
+        check_impairment(self.rtt, self.jitter, self.loss, "rtt", "a delay (here rtt > 0)",
+                         max_delay=2 * MAX_NETEM_DELAY_NS)
         if self.between[0] == self.between[1]:
             raise ValueError(f"between: a link joins two different sites (got {self.between[0]!r} twice)")
         return self
