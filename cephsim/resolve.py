@@ -101,6 +101,8 @@ class HostConfig:
     osd_cpu_limit: float | None = None  #: CFS quota of each OSD daemon, in CPUs (None: none)
     osd_cpu_period: int = 100_000_000  #: its CFS period (ns)
     db_disk: DiskModel | None = None  #: a separate RocksDB/WAL device (None: on the data disk)
+    #: dm-crypt sector size of the OSDs' devices (0: not encrypted)
+    crypt_sector: int = 0
     db_devices: int = 0  #: DB devices on the host, shared round-robin by its OSDs
     osds_per_device: int = 1  #: consecutive OSDs sharing one data drive
 
@@ -300,6 +302,8 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
                                     disk=disk, osd_ids=ids, osd_cores=g.osd_cores,
                                     netem=g.netem, leaf=index // hpl,
                                     client_cores=g.client_cores, db_disk=db,
+                                    crypt_sector=(g.osds.crypt_sector_size if disk is not None and g.osds
+                                                  and g.osds.encryption == "luks" else 0),
                                     osd_cpu_limit=g.osd_cpu_limit if ids else None,
                                     osd_cpu_period=g.osd_cpu_period,
                                     db_devices=g.osds.db_devices if db is not None and g.osds else 0,
@@ -414,6 +418,7 @@ def resolved_dict(r: Resolved) -> dict[str, Any]:
                    "db_devices": h.db_devices, "osds_per_device": h.osds_per_device,
                    "osd_ids": list(h.osd_ids),
                    "osd_cores": h.osd_cores, "client_cores": h.client_cores,
+                   **({"crypt_sector": h.crypt_sector} if h.crypt_sector else {}),
                    **({"osd_cpu_limit": h.osd_cpu_limit, "osd_cpu_period": h.osd_cpu_period}
                       if h.osd_cpu_limit is not None else {}),
                    "netem": model(h.netem), "leaf": h.leaf}

@@ -358,6 +358,8 @@ class Protocol:
         if k.must_yield(t):
             yield t
         if not self.deferred:
+            if osd.crypt_sector:
+                t = yield from self._encrypt(osd, t, op.nbytes, acc)
             t = osd.disk.write(t, op.nbytes, acc)
             if k.must_yield(t):
                 yield t
@@ -456,6 +458,8 @@ class Protocol:
         of the device (the DB device, or the data disk when RocksDB shares it).  Returns
         when the flush is done."""
         k, disk, kv = self.k, osd.db, osd.kv_sync
+        if osd.crypt_sector:  # block.db is encrypted as the data device is
+            t = yield from self._encrypt(osd, t, nbytes, acc)
         t = disk.write(t, nbytes, acc)
         kv.free_at = t
         if k.must_yield(t):
@@ -468,6 +472,33 @@ class Protocol:
             yield t
         t = disk.flush(t, acc)              # fdatasync of the BlueFS device
         kv.free_at = t
+        if k.must_yield(t):
+            yield t
+        return t
+
+    # ------------------------------------------------------------ dm-crypt
+    def _crypt_kc(self, osd: OSD, nbytes: int) -> float:
+        """kcryptd's work for one bio: the hop, one cipher request per sector, the bytes."""
+        sectors = -(-nbytes // osd.crypt_sector)
+        return (self.kc("kernel.crypt_queue") + sectors * self.cost["kernel.crypt_sector"]
+                + self.cost["kernel.crypt_per_kib"] * nbytes / 1024.0)
+
+    @staticmethod
+    def _next_kcryptd(osd: OSD) -> Thread:
+        w = osd.kcryptd[osd.crypt_next % len(osd.kcryptd)]
+        osd.crypt_next += 1
+        return w
+
+    def _encrypt(self, osd: OSD, t: int, nbytes: int, acc: list[int]) -> Generator[Any, Any, int]:
+        """A block write through dm-crypt: kcryptd encrypts the bio (crypt_convert), then
+        the device's dmcrypt_write thread submits it (kcryptd_crypt_write_io_submit ->
+        dmcrypt_write, drivers/md/dm-crypt.c); two hand-offs, each may wake a thread."""
+        k = self.k
+        t = self._next_kcryptd(osd).run(t, self._crypt_kc(osd, nbytes), acc)
+        if k.must_yield(t):
+            yield t
+        assert osd.crypt_write is not None
+        t = osd.crypt_write.run(t, self.kc("kernel.crypt_queue"), acc)
         if k.must_yield(t):
             yield t
         return t
@@ -506,6 +537,8 @@ class Protocol:
         if osd.deferred_queued >= self.batch_ops or past_mid:
             end = t
             for _ in range(osd.deferred_queued):
+                if osd.crypt_sector:  # off every op's path: the workers' CPU only
+                    self._next_kcryptd(osd).run(t, self._crypt_kc(osd, 4096), None)
                 end = max(end, osd.disk.write(t, 4096, None))
             self.k.spawn(self._release_deferred(osd, osd.deferred_bytes), end)
             osd.deferred_queued = 0
@@ -526,6 +559,10 @@ class Protocol:
             t = osd.disk.read(t, op.nbytes, acc)    # the shard thread blocks on the read
             if k.must_yield(t):
                 yield t
+            if osd.crypt_sector:  # crypt_endio: a kcryptd worker decrypts, then completes
+                t = self._next_kcryptd(osd).run(t, self._crypt_kc(osd, op.nbytes), acc)
+                if k.must_yield(t):
+                    yield t
             t = th.run(t, self.kc("kernel.io_complete"), acc)
         osd.hold_pg(op.pg, t)
         if k.must_yield(t):

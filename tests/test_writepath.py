@@ -47,7 +47,8 @@ KC = {
     "osd.kv_final": 14, "osd.commit_cb": 12, "osd.repop_reply": 10, "osd.reply_send": 16,
     "osd.do_repop": 42, "osd.repop_commit": 24, "osd.do_read": 70, "kernel.wakeup": 3,
     "kernel.tcp_tx": 7, "kernel.tcp_rx": 9, "kernel.per_kib": 0.5, "kernel.io_submit": 4,
-    "kernel.io_complete": 3.25,
+    "kernel.io_complete": 3.25, "kernel.crypt_queue": 2, "kernel.crypt_sector": 0.5,
+    "kernel.crypt_per_kib": 1,
 }
 HZ, PER_CLOCK = 1e9, 1.0
 DISK_WRITE, DISK_FLUSH, DISK_READ = 20_000, 7_000, 50_000
@@ -491,3 +492,33 @@ def test_broadcast_mesh_shares_one_port_and_routed_does_not():
     ser = wire(REPOP_HDR + 64 * 1024)[0]
     assert r_lat < b_lat <= r_lat + ser
     assert "osd0.nic0.tx" in bcast.utilization and "osd0.nic-osd1.tx" not in bcast.utilization
+
+
+# --------------------------------------------------------------------- dm-crypt
+
+def crypt(nbytes: int, sector: int) -> int:
+    """One block write through dm-crypt: a kcryptd worker ciphers the bio (the hop, one
+    request per sector, the bytes), then dmcrypt_write submits it; both are woken."""
+    work = kc("kernel.crypt_queue") + math.ceil(nbytes / sector) * KC["kernel.crypt_sector"] \
+        + KC["kernel.crypt_per_kib"] * nbytes / 1024
+    return cpu(work) + cpu(kc("kernel.crypt_queue"))
+
+
+@pytest.mark.parametrize("sector", [512, 4096])
+def test_encrypted_write_adds_dm_crypt_to_each_device_write_exactly(sector):
+    """luks: the data write, the WAL write and BlueFS's log write (Reef) each pass through
+    kcryptd and dmcrypt_write; the flushes do not.  512-byte sectors cost 8 cipher requests
+    per 4 KiB block, 4096-byte ones one."""
+    _, a = _run("hosts.osd.osds.encryption=luks", f"hosts.osd.osds.crypt_sector_size={sector}")
+    lat = a["complete"] - a["submit"]
+    exp = expected_write_size1() + 3 * crypt(BS, sector)
+    assert (lat == exp).all(), f"simulated {sorted(set(lat.tolist()))} ns, hand sum {exp} ns"
+
+
+def test_encrypted_read_is_decrypted_once_exactly():
+    """A read: the device, then a kcryptd worker decrypts on completion (one hand-off)."""
+    _, a = _run("workload.rw=randread", "hosts.osd.osds.encryption=luks")
+    lat = a["complete"] - a["submit"]
+    work = kc("kernel.crypt_queue") + 8 * KC["kernel.crypt_sector"] + KC["kernel.crypt_per_kib"] * 4
+    exp = expected_read_size1() + cpu(work)
+    assert (lat == exp).all(), f"simulated {sorted(set(lat.tolist()))} ns, hand sum {exp} ns"

@@ -22,6 +22,10 @@ from cephsim.resolve import HostConfig, Resolved
 from cephsim.rng import Streams, stable_hash
 
 
+#: kcryptd workers per encrypted OSD (a per-CPU workqueue: parallel up to the cores)
+KCRYPTD_WORKERS = 8
+
+
 @dataclass
 class OSD:
     id: int
@@ -50,6 +54,13 @@ class OSD:
     kv_cycles: int = 0
     kv_batched: int = 0
     conns: dict = field(default_factory=dict)
+    #: dm-crypt (encryption: luks): the kcryptd workers that encrypt and decrypt, the
+    #: device's dmcrypt_write thread that submits writes, the sector size (0: none).
+    #: Kernel threads: not in the OSD's cgroup (its quota) nor in its %CPU.
+    kcryptd: list = field(default_factory=list)
+    crypt_write: Thread | None = None
+    crypt_sector: int = 0
+    crypt_next: int = 0  #: round robin over the kcryptd workers
 
     def threads(self) -> list[Thread]:
         """Every thread of this OSD daemon."""
@@ -201,6 +212,13 @@ class Cluster:
             kv_final=self._thread(f"{n}.kv_final", cores),
             disk=disk, db=db or disk,
             finisher=self._thread(f"{n}.finisher", cores) if c.commit_finisher else None)
+        if h.crypt_sector:
+            # kcryptd is a per-CPU workqueue: work runs where it was queued, so several
+            # encryptions proceed in parallel (a pool per OSD here); one dmcrypt_write
+            # kthread per mapped device sorts and submits the encrypted writes
+            osd.kcryptd = [self._thread(f"{n}.kcryptd{i}", cores) for i in range(KCRYPTD_WORKERS)]
+            osd.crypt_write = self._thread(f"{n}.dmcrypt_write", cores)
+            osd.crypt_sector = h.crypt_sector
         if h.osd_cpu_limit is not None:  # the daemon's cgroup: every thread of this OSD
             quota = self.quotas[f"{n}.cpu_quota"] = Quota(f"{n}.cpu_quota", h.osd_cpu_limit,
                                                           h.osd_cpu_period)

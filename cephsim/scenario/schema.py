@@ -130,6 +130,8 @@ class OSDGroup(_M):
     disk: str | DiskModel = Field(description="Catalog disk id (see `cephsim catalog disks`) or an inline disk model.")
     db_disk: str | DiskModel | None = Field(None, description="A separate RocksDB device (BlueStore block.db; the WAL goes with it): catalog disk id or inline model.  Every kv commit's WAL write and flush (and a deferred write's data, which rides in the WAL) goes there; data writes, deferred writes' final place and reads go to `disk`.  null = RocksDB on the data disk (one device per OSD).")
     db_devices: Int = Field(1, ge=1, description="DB devices per host when db_disk is set; the host's OSDs share them round-robin (one NVMe in front of 12 HDDs: 1).")
+    encryption: Literal["none", "luks"] = Field("none", description="'luks': the OSDs' devices are dm-crypt (ceph-volume --dmcrypt, Rook encryptedDevice): every block write is encrypted by a kcryptd worker and submitted by the device's dmcrypt_write thread, every block read decrypted by a kcryptd worker on completion (two hand-offs per write, one per read, and the cipher's CPU); flushes pass straight through.")
+    crypt_sector_size: Literal[512, 4096] = Field(512, description="encryption luks: the dm-crypt sector size (cryptsetup --sector-size; LUKS2 default 512): a 4 KiB block is 8 cipher requests at 512, one at 4096.")
     per_device: Int = Field(1, ge=1, description="OSD daemons sharing each data drive (`ceph-volume lvm batch --osds-per-device`): consecutive OSDs split one drive, whose channels, queue, volatile cache and flushes they share; each OSD keeps its own threads.  count must be a multiple (12 OSDs on 6 NVMe: count 12, per_device 2).")
 
     @model_validator(mode="after")
