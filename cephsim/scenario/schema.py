@@ -89,7 +89,7 @@ def check_impairment(delay: int, jitter: int, loss: float, delay_field: str = "d
     if jitter > 0 and delay == 0:
         raise ValueError(f"jitter: jitter without delay: netem needs {delay_text} for jitter to apply")
     if not 0.0 <= loss <= 1.0:
-        raise ValueError(f"loss: loss must be between 0% and 100% (got {loss:.4%})")
+        raise ValueError(f"loss: loss must be between 0% and 100% (got {loss * 100:.10g}%)")
 
 
 class Netem(_M):
