@@ -365,6 +365,10 @@ def _warnings(rec: Recorder, r: Resolved) -> list[str]:
     n = rec.count()
     if n and n < 10_000:
         w.append(f"only {n} I/Os measured: p99.9 and beyond rest on fewer than 10 samples")
+    fitted = r.ceph.costs.profile_release
+    if fitted is not None and fitted != r.ceph.release:
+        w.append(f"ceph.profile was fitted for {fitted} and is used on {r.ceph.release}: its "
+                 f"costs stand for {fitted}'s code path")
     if r.network.kind == "mesh":
         short = sorted({f"{h.nic.name} ({h.nic.ports})" for h in r.hosts
                         if h.nic.ports < len(r.hosts) - 1})

@@ -60,6 +60,9 @@ class ReleaseCosts(BaseModel):
     notify_all_on_enqueue: bool = Field(description="Shard enqueue wakes every thread of the shard (O15.2.8+); the extra ones wake spuriously.")
     osd_op_queue: Literal["wpq", "mclock_scheduler"]
     tails: Tails
+    #: the release a ceph.profile file says it was fitted for (None: no profile, or none
+    #: named); informational, reported when it is not the scenario's release
+    profile_release: str | None = Field(None, exclude=True)
 
     def cost(self, stage: str) -> float:
         """Kilocycles of a stage: Ceph's code scaled by the release factor, the kernel's not."""
@@ -108,6 +111,7 @@ def release_costs(release: str, profile_path: Path | None = None,
                 f"release {prof.release!r} is not one of {', '.join(table.releases)}",
                 file=str(profile_path), path="release")
         _check_stages(prof.kcycles, file=str(profile_path), path="kcycles")
+        update["profile_release"] = prof.release
         for field in ("basis", "scale", "logging_overhead", "cpu_jitter_sigma", "tails"):
             v = getattr(prof, field)
             if v is not None:

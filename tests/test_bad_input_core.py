@@ -296,3 +296,17 @@ def test_bad_overrides_are_named(run_cli, override, words):
     value (it used to turn the value into a string and blame the catalog), and empty
     names in a field path (they used to be skipped silently)."""
     assert_short_error(run_cli("validate", QS, "--set", override), *words)
+
+
+def test_a_profile_for_another_release_is_used_with_a_warning(tmp_path, run_cli):
+    """A profile's release is informational (a test profile may serve every release), but
+    using one fitted for Quincy on a Reef scenario is said."""
+    prof = tmp_path / "p.yaml"
+    prof.write_text("release: quincy\nscale: 2.0\n")
+    scen = tmp_path / "s.yaml"
+    scen.write_text(BASE + f"ceph: {{release: reef, profile: {prof}}}\n")
+    r = run_cli("run", scen)
+    assert r.exit_code == 0, r.output
+    assert "ceph.profile was fitted for quincy and is used on reef" in r.output
+    prof.write_text("release: reef\nscale: 2.0\n")
+    assert "ceph.profile was fitted" not in run_cli("run", scen).output
