@@ -80,10 +80,11 @@ def _stall_process(env: simpy.Environment, osd: Any, rate_hz: float, dur: Sample
         osd.kv_sync.block(int(env.now), dur.draw())
 
 
-#: Simulated time without one completed I/O after which a run gives up.  No I/O of a
-#: storage cluster takes an hour, so the scenario holds an absurd delay or service time (a
-#: netem delay of hours) or the model stalled; background processes (kv stalls) would
-#: otherwise keep such a run going for ever.  A long but moving run is never stopped.
+#: Simulated time without one completed I/O after which a run gives up.  The scenario
+#: checks keep every delay under 10 s and every service time under 30 s, so an hour
+#: without a completion means the model stalled (an I/O lost, a wait never ended): a
+#: safety net that turns it into an error, where background processes (kv stalls) would
+#: otherwise keep the run going for ever.  A long but moving run is never stopped.
 STALL_NS = 3_600 * 10**9
 
 
