@@ -22,7 +22,8 @@ from cephsim.resolve import HostConfig, Resolved
 from cephsim.rng import Streams, stable_hash
 
 
-#: kcryptd workers per encrypted OSD (a per-CPU workqueue: parallel up to the cores)
+#: kcryptd workers per encrypted OSD (dm-crypt's kcryptd is an unbound workqueue with up to
+#: one worker per online CPU, unless same_cpu_crypt: a pool of parallel workers here)
 KCRYPTD_WORKERS = 8
 
 
@@ -213,9 +214,9 @@ class Cluster:
             disk=disk, db=db or disk,
             finisher=self._thread(f"{n}.finisher", cores) if c.commit_finisher else None)
         if h.crypt_sector:
-            # kcryptd is a per-CPU workqueue: work runs where it was queued, so several
-            # encryptions proceed in parallel (a pool per OSD here); one dmcrypt_write
-            # kthread per mapped device sorts and submits the encrypted writes
+            # kcryptd runs several encryptions in parallel (unbound workqueue, a worker per
+            # CPU at most: a pool per OSD here); one dmcrypt_write kthread per mapped device
+            # sorts and submits the encrypted writes
             osd.kcryptd = [self._thread(f"{n}.kcryptd{i}", cores) for i in range(KCRYPTD_WORKERS)]
             osd.crypt_write = self._thread(f"{n}.dmcrypt_write", cores)
             osd.crypt_sector = h.crypt_sector
