@@ -366,6 +366,14 @@ def _warnings(rec: Recorder, r: Resolved) -> list[str]:
     n = rec.count()
     if n and n < 10_000:
         w.append(f"only {n} I/Os measured: p99.9 and beyond rest on fewer than 10 samples")
+    topo = r.scenario.network.topology
+    unused = {"mesh": ("switch", "spine", "spines", "hosts_per_leaf", "spine_tuning"),
+              "switch": ("mesh_mode", "spine", "spines", "hosts_per_leaf", "spine_tuning"),
+              "leaf-spine": ("mesh_mode",)}[topo.kind]
+    ignored = [f for f in unused if f in topo.model_fields_set]
+    if ignored:
+        w.append(f"{', '.join(f'network.topology.{f}' for f in ignored)}: not used by kind "
+                 f"{topo.kind}")
     fitted = r.ceph.costs.profile_release
     if fitted is not None and fitted != r.ceph.release:
         w.append(f"ceph.profile was fitted for {fitted} and is used on {r.ceph.release}: its "

@@ -310,3 +310,13 @@ def test_a_profile_for_another_release_is_used_with_a_warning(tmp_path, run_cli)
     assert "ceph.profile was fitted for quincy and is used on reef" in r.output
     prof.write_text("release: reef\nscale: 2.0\n")
     assert "ceph.profile was fitted" not in run_cli("run", scen).output
+
+
+def test_topology_fields_the_kind_does_not_use_are_named(run_cli):
+    """A field that the chosen topology ignores is said, not silently dropped."""
+    r = run_cli("run", QS, "--set", "run.ios=300", "--set", "network.topology.mesh_mode=routed")
+    assert r.exit_code == 0 and "network.topology.mesh_mode: not used by kind switch" in r.output
+    r = run_cli("run", QS, "--set", "run.ios=300", "--set", "network.topology.kind=mesh",
+                "--set", "network.topology.spines=4")
+    assert r.exit_code == 0, r.output
+    assert "network.topology.switch, network.topology.spines: not used by kind mesh" in r.output
