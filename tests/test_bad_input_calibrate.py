@@ -52,11 +52,12 @@ def _calibrate(run_cli, *args):
     ("iops", ".inf", ["finite number > 0"]),
     ("iops", "5ms", ["plain number"]),
     ("iops", "true", ["plain number"]),
+    ("iops", "1" + "0" * 400, ["finite number > 0"]),  # an int no float holds
     ("lat.mean", "-421us", ["must be > 0"]),
     ("lat.mean", "0us", ["must be > 0"]),
     ("lat.mean", "0", ["must be > 0"]),
     ("lat.mean", ".nan", ["bare number"]),
-    ("lat.mean", "1e300s", []),
+    ("lat.mean", "1e300s", ["too large for a duration"]),
     ("clat.p150", "400us", ["between 0 and 100"]),
     ("clat.p0", "400us", ["between 0 and 100"]),
     ("clat.p100", "400us", ["between 0 and 100"]),

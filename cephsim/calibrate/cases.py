@@ -32,13 +32,13 @@ where there is one, the line and column of the offending key.
 from __future__ import annotations
 
 import difflib
-import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from cephsim.errors import CephsimError
+from cephsim.readers.common import finite_number
 from cephsim.units import parse_duration_ns
 
 STAT_RE = re.compile(r"^(?:(lat|clat|slat)\.(mean|p\d+(?:\.\d+)?)|iops)$")
@@ -138,14 +138,10 @@ class _Where:
 
 
 def _positive_number(v: Any) -> float | None:
-    """A finite number > 0 (not a bool, not a string), else None."""
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        return None
-    try:
-        f = float(v)
-    except OverflowError:
-        return None
-    return f if math.isfinite(f) and f > 0 else None
+    """A finite number > 0 (not a bool, not a string, not an int too large for a float),
+    else None."""
+    f = finite_number(v)
+    return f if f is not None and f > 0 else None
 
 
 def _measured_value(stat: str, v: Any) -> float:
@@ -153,14 +149,11 @@ def _measured_value(stat: str, v: Any) -> float:
     if stat == "iops":
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise ValueError(f"iops is a plain number of I/Os per second (e.g. 2500), got {v!r}")
-        f = float(v)
-        if not math.isfinite(f) or f <= 0:
+        f = _positive_number(v)
+        if f is None:
             raise ValueError(f"a measured iops must be a finite number > 0, got {v!r}")
         return f
-    try:
-        ns = parse_duration_ns(v)
-    except OverflowError:
-        raise ValueError(f"{v!r} is too large for a latency") from None
+    ns = parse_duration_ns(v)  # a UnitError (a ValueError) for a bad or overflowing unit
     if ns <= 0:
         raise ValueError(f"a measured latency must be > 0, got {v!r}")
     return float(ns)
