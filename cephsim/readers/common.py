@@ -366,10 +366,18 @@ def json_number(value: Any, key: str, *, strings: bool = False, integer: bool = 
             raise ValueError(f"{key} is out of range ({shown}), expected a finite number")
     else:  # pragma: no cover - json gives no other types
         raise ValueError(f"{key} is {shown}, expected a number")  # noqa: TRY004 - one error type
+    return check_range(number, f"{key} is {shown}", integer=integer, positive=positive)
+
+
+def check_range(number: Decimal, shown: str, *, integer: bool = False,
+                positive: bool = False) -> Decimal:
+    """A figure a tool always writes as >= 0 (> 0 with ``positive``; whole with
+    ``integer``), else a :class:`ValueError` that starts with ``shown`` (the figure as
+    the file has it)."""
     if number < 0:
-        raise ValueError(f"{key} is {shown}: cannot be negative")
+        raise ValueError(f"{shown}: cannot be negative")
     if positive and number == 0:
-        raise ValueError(f"{key} is {shown}: must be > 0")
+        raise ValueError(f"{shown}: must be > 0")
     if integer and number != number.to_integral_value():
-        raise ValueError(f"{key} is {shown}, expected a whole number")
+        raise ValueError(f"{shown}, expected a whole number")
     return number

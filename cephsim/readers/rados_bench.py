@@ -25,15 +25,14 @@ time - and no op completes in no time).
 
 from __future__ import annotations
 
-import json
 import re
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from cephsim.errors import Problem
-from cephsim.readers.common import (ReaderError, json_documents, json_error, json_number,
-                                    parse_decimal, read_text, to_ns)
+from cephsim.readers.common import (ReaderError, check_range, json_documents, json_error,
+                                    json_number, parse_decimal, read_text, to_ns)
 from cephsim.readers.model import RadosBenchMeasurement
 
 _LINE_RE = re.compile(r"^\s*(?P<label>[A-Za-z][A-Za-z ]*?)\s*(?:\((?P<unit>[^)]*)\))?\s*:?\s+"
@@ -91,17 +90,6 @@ def read_rados_bench(path: Path | str, text: str | None = None) -> RadosBenchMea
 _POSITIVE = ("total_time_ns", "op_size_bytes", "object_size_bytes", "avg_latency_ns")
 
 
-def _check(attr: str, kind: str, value: Decimal, shown: str) -> str | None:
-    """Why a parsed summary value is refused, or None."""
-    if value < 0:
-        return f"{shown}: cannot be negative"
-    if attr in _POSITIVE and value == 0:
-        return f"{shown}: must be > 0"
-    if kind == "int" and value != value.to_integral_value():
-        return f"{shown}: expected a whole number"
-    return None
-
-
 def _store(out: RadosBenchMeasurement, attr: str, kind: str, value: Decimal) -> None:
     if kind == "s":
         setattr(out, attr, to_ns(value, "s"))
@@ -143,9 +131,11 @@ def _from_text(out: RadosBenchMeasurement, text: str, name: str, warnings: list[
                     if m["val"].strip("+-").lower() in ("nan", "inf", "infinity") else "")
             raise ReaderError.at(name, f"{label} is {m['val']!r}, expected a number{hint}",
                                  ln, col) from None
-        problem = _check(attr, kind, value, f"{label} {m['val']}")
-        if problem:
-            raise ReaderError.at(name, problem, ln, col)
+        try:
+            check_range(value, f"{label} {m['val']}", integer=kind == "int",
+                        positive=attr in _POSITIVE)
+        except ValueError as e:
+            raise ReaderError.at(name, str(e), ln, col) from None
         _store(out, attr, kind, value)
         if label == "total writes made" and out.mode is None:
             out.mode = "write"
@@ -161,10 +151,8 @@ def _from_json(out: RadosBenchMeasurement, doc: dict[str, Any], name: str, text:
             continue
         attr, kind = _JSON_KEYS[norm]
         try:
-            dec = json_number(value, key, strings=True)
-            problem = _check(attr, kind, dec, f"{key} is {json.dumps(value)}")
-            if problem:
-                raise ValueError(problem)
+            dec = json_number(value, key, strings=True, integer=kind == "int",
+                              positive=attr in _POSITIVE)
         except ValueError as e:
             raise json_error(name, text, offset, [key], str(e)) from None
         _store(out, attr, kind, dec)
