@@ -20,13 +20,12 @@ Quirks handled:
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 from cephsim.errors import Problem
-from cephsim.readers.common import (ReaderError, finite_number, json_documents, line_col,
-                                    read_text, warn)
+from cephsim.readers.common import (ReaderError, finite_number, json_documents, json_number,
+                                    json_offset, line_col, read_text, warn)
 from cephsim.readers.model import FioDirection, FioJob, FioMeasurement, LatencyStats
 
 DIRECTIONS = ("read", "write", "trim", "mixed", "sync")
@@ -62,6 +61,7 @@ def read_fio_json(path: Path | str, text: str | None = None) -> FioMeasurement:
             entries += doc["jobs"]
         if isinstance(doc.get("client_stats"), list):
             entries += doc["client_stats"]
+        n_jobs = len(doc["jobs"]) if isinstance(doc.get("jobs"), list) else 0
         for j, entry in enumerate(entries):
             if not isinstance(entry, dict):
                 warnings.append(warn(name, f"document {index + 1}: job entry {j + 1} is not "
@@ -70,7 +70,8 @@ def read_fio_json(path: Path | str, text: str | None = None) -> FioMeasurement:
             try:
                 job = _job(entry, index, line, name, warnings)
             except ReaderError as e:
-                _locate(e, text, offset, entry)
+                _locate(e, text, offset, entry,
+                        ["jobs", j] if j < n_jobs else ["client_stats", j - n_jobs])
                 raise
             if job.directions:
                 jobs.append(job)
@@ -81,30 +82,17 @@ def read_fio_json(path: Path | str, text: str | None = None) -> FioMeasurement:
                           warnings=warnings)
 
 
-def _locate(err: ReaderError, text: str, offset: int, entry: dict[str, Any]) -> None:
-    """Move a field error from the document's first line to the field's own line.
-
-    The JSON decoder keeps no positions, so the field is found by searching the keys of
-    its dotted path in order, starting at the job's ``jobname``; when that fails the
-    error keeps the document's line."""
+def _locate(err: ReaderError, text: str, offset: int, entry: dict[str, Any],
+            at: list[str | int]) -> None:
+    """Move a field error from the document's first line to the field's own line: its
+    path (``<jobname>.write.clat_ns...``) below the job entry at ``at`` in the document
+    (readers.common.json_offset walks it)."""
     jobname = entry.get("jobname")
+    skip = len(str(jobname).split(".")) if jobname is not None else 1
     for p in err.problems:
-        if not p.path:
-            continue
-        pos = offset
-        if isinstance(jobname, str):
-            m = re.compile(r'"jobname"\s*:\s*' + re.escape(json.dumps(jobname))).search(text, pos)
-            if m is None:
-                continue
-            pos = m.end()
-        keys = p.path.split(".")[len(str(jobname).split(".")) if jobname is not None else 1:]
-        for key in keys:
-            m = re.compile(re.escape(json.dumps(key)) + r"\s*:").search(text, pos)
-            if m is None:
-                break
-            pos = m.start()
-        else:
-            p.line, p.column = line_col(text, pos)
+        if p.path:
+            keys: list[str | int] = list(p.path.split(".")[skip:])
+            p.line, p.column = line_col(text, json_offset(text, offset, [*at, *keys]))
 
 
 def _int(v: Any) -> int | None:
@@ -136,15 +124,10 @@ def _field(block: dict[str, Any], key: str, where: str, name: str, line: int) ->
     """A number fio always writes as a number >= 0: absent -> None; anything else -> error."""
     if key not in block:
         return None
-    value = block[key]
-    v = finite_number(value)
-    if v is None:
-        raise ReaderError([Problem(f"{key} is {json.dumps(value)}, expected a number",
-                                   file=name, line=line, path=f"{where}.{key}")])
-    if v < 0:
-        raise ReaderError([Problem(f"{key} is {json.dumps(value)}: cannot be negative",
-                                   file=name, line=line, path=f"{where}.{key}")])
-    return v
+    try:
+        return float(json_number(block[key], key))
+    except ValueError as e:
+        raise ReaderError([Problem(str(e), file=name, line=line, path=f"{where}.{key}")]) from None
 
 
 def _direction(direction: str, block: dict[str, Any], where: str, name: str, line: int,
