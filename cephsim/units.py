@@ -18,6 +18,9 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Annotated
+
+from pydantic import BeforeValidator, WithJsonSchema
 
 _NUM = r"(?P<num>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)"
 
@@ -161,6 +164,12 @@ def parse_percent(value: object) -> float:
     if unit != "%":
         raise UnitError(f"expected a percentage such as '1%', got {value!r}")
     return num / 100.0
+
+
+#: a model field written with its unit (``delay: 160ms``), held in ns / bytes, published to
+#: editors as a unit string: the one definition the scenario and monitor schemas share
+Duration = Annotated[int, BeforeValidator(parse_duration_ns), WithJsonSchema(DURATION_JSON)]
+Size = Annotated[int, BeforeValidator(parse_size_bytes), WithJsonSchema(SIZE_JSON)]
 
 
 def format_duration(ns: float) -> str:

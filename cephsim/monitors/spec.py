@@ -10,13 +10,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema,
-                      model_validator)
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from cephsim.units import DAY_NS, DURATION_JSON, SIZE_JSON, format_size, parse_duration_ns, parse_size_bytes
+from cephsim.units import DAY_NS, Duration, Size, format_size
 
-Duration = Annotated[int, BeforeValidator(parse_duration_ns), WithJsonSchema(DURATION_JSON)]
-Size = Annotated[int, BeforeValidator(parse_size_bytes), WithJsonSchema(SIZE_JSON)]
 
 #: Shortest period of anything the model repeats (ticks, renewals, re-probes, re-hunts,
 #: reconnects, workload arrivals): each firing is simulated, so a shorter one would keep a

@@ -26,11 +26,8 @@ from cephsim.catalog.models import CPUModel, DiskModel, NICModel, SwitchModel
 from cephsim.monitors.spec import ClientCommand, MonThresholds, TimerOptions
 from cephsim.monitors.spec import ProposalWorkload as MonWorkload
 from cephsim.software import Kcycles
-from cephsim.units import (DAY_NS, DURATION_JSON, PERCENT_JSON, SIZE_JSON, parse_duration_ns, parse_percent,
-                           parse_size_bytes)
+from cephsim.units import DAY_NS, PERCENT_JSON, Duration, Size, parse_percent
 
-Duration = Annotated[int, BeforeValidator(parse_duration_ns), WithJsonSchema(DURATION_JSON)]
-Size = Annotated[int, BeforeValidator(parse_size_bytes), WithJsonSchema(SIZE_JSON)]
 
 
 def _loss(v: Any) -> float:
