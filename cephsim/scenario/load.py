@@ -36,14 +36,18 @@ def parse_yaml_text(text: str, filename: str) -> Any:
         mark = e.problem_mark or e.context_mark
         line = mark.line + 1 if mark else None
         col = mark.column + 1 if mark else None
-        msg = (e.problem or e.context or "YAML syntax error").strip()
-        # ruamel quotes both values of a duplicated key in full: name the key only
-        msg = re.sub(r'^found duplicate key (".*?") with value .*', r"duplicate key \1", msg,
-                     flags=re.S)
+        msg = _short_problem(e.problem or e.context or "YAML syntax error")
         raise CephsimError.single(f"YAML syntax error: {msg}", file=filename, line=line,
                                   column=col) from None
     except Exception as e:  # ruamel raises a few unmarked errors (e.g. duplicate keys)
         raise CephsimError.single(f"cannot read YAML: {e}", file=filename) from None
+
+
+def _short_problem(problem: str) -> str:
+    """ruamel's problem text, where a duplicated key's message, which quotes both of its
+    values in full, names the key only: 'duplicate key "speed"'."""
+    return re.sub(r'^found duplicate key (".*?") with value .*', r"duplicate key \1",
+                  problem.strip(), flags=re.S)
 
 
 def read_text(path: Path, what: str = "file") -> str:
@@ -92,9 +96,8 @@ def parse_override(text: str) -> tuple[list[str], Any]:
     try:
         value = YAML(typ="safe").load(io.StringIO(raw)) if raw.strip() else ""
     except DuplicateKeyError as e:
-        key = re.match(r'found duplicate key (".*?")', e.problem or "")
-        raise CephsimError.single(f"--set {text!r}: duplicate key "
-                                  f"{key.group(1) if key else ''} in the value") from None
+        raise CephsimError.single(f"--set {text!r}: {_short_problem(e.problem or '')} "
+                                  "in the value") from None
     except Exception:  # not YAML (e.g. 'a: b: c'): taken as the text it is
         value = raw
     return keys, value
