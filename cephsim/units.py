@@ -184,6 +184,16 @@ def format_duration(ns: float) -> str:
     return f"{ns / 1e9:.4g}s"
 
 
+def format_span(ns: int) -> str:
+    """Exact display for limits in error messages, in the largest unit the value reaches
+    ('2h', '5min', '-5s', '1.5us'); unlike :func:`format_duration` it does not round."""
+    for unit, f in (("h", 3600 * 10**9), ("min", 60 * 10**9), ("s", 10**9), ("ms", 10**6),
+                    ("us", 10**3)):
+        if abs(ns) >= f:
+            return f"{ns / f:g}{unit}"
+    return f"{ns}ns" if ns else "0s"
+
+
 def format_size(nbytes: int) -> str:
     for unit, factor in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
         if nbytes >= factor and nbytes % factor == 0:

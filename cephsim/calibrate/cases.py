@@ -31,7 +31,6 @@ where there is one, the line and column of the offending key.
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -129,12 +128,11 @@ class _Where:
 
     def unknown_keys(self, node: dict[Any, Any], known: tuple[str, ...], what: str,
                      *loc: Any) -> None:
-        for k in node:
-            if k not in known:
-                hint = difflib.get_close_matches(str(k), known, n=1)
-                raise self.err(f"unknown key in {what}"
-                               + (f"; did you mean {hint[0]!r}?" if hint else
-                                  f"; known: {', '.join(known)}"), *loc, k)
+        from cephsim.scenario.load import unknown_keys
+
+        problems = unknown_keys(node, known, what, str(self.path), self.data, *loc)
+        if problems:
+            raise CephsimError(problems[:1])
 
 
 def _positive_number(v: Any) -> float | None:

@@ -111,7 +111,7 @@ def fit_per_unit(model: DiskModel, points: dict[int, float], seed: int = 1) -> i
 
 def load_sweeps(path: str | Path) -> tuple[str, dict[str, tuple[dict[int, float], str | None]]]:
     """Read a sweep file; errors point at the file and line."""
-    from cephsim.scenario.load import located, read_scenario_data
+    from cephsim.scenario.load import located, read_scenario_data, unknown_keys
 
     p = Path(path)
     data = read_scenario_data(p)
@@ -121,9 +121,7 @@ def load_sweeps(path: str | Path) -> tuple[str, dict[str, tuple[dict[int, float]
     def bad(msg: str, *loc: Any) -> None:
         problems.append(located(msg, str(p), data, *loc))
 
-    for k in data:
-        if k not in ("source", "method", "drives"):
-            bad("unknown key; a sweep file has source, method and drives", k)
+    problems += unknown_keys(data, ("source", "method", "drives"), "a sweep file", str(p), data)
     if not isinstance(data.get("source"), str):
         bad("source: say where the measurements come from (a URL or document)")
     drives = data.get("drives")
@@ -142,9 +140,7 @@ def load_sweeps(path: str | Path) -> tuple[str, dict[str, tuple[dict[int, float]
         if not isinstance(entry, dict) or not isinstance(entry.get("iops"), dict):
             bad("give iops: {jobs: total IOPS, ...}", "drives", disk)
             continue
-        for k in entry:
-            if k not in ("iops", "note"):
-                bad("unknown key; a drive has iops and note", "drives", disk, k)
+        problems += unknown_keys(entry, ("iops", "note"), "a drive", str(p), data, "drives", disk)
         pts: dict[int, float] = {}
         before = len(problems)
         for n, v in entry["iops"].items():

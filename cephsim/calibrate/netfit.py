@@ -98,7 +98,7 @@ _POINT_KEYS = ("group", "size", "one_way", "source", "note")
 
 def _yaml_points(p: Path) -> list[Point]:
     """A figures file: ``points: [{group, size, one_way, source}, ...]``; errors located."""
-    from cephsim.scenario.load import located, parse_yaml_text, read_text
+    from cephsim.scenario.load import located, parse_yaml_text, read_text, unknown_keys
     from cephsim.units import parse_duration_ns, parse_size_bytes
 
     data = parse_yaml_text(read_text(p), str(p))
@@ -108,9 +108,8 @@ def _yaml_points(p: Path) -> list[Point]:
 
     if not isinstance(data, dict):
         raise bad("expected 'points: [{group, size, one_way, source}, ...]'")
-    for k in data:
-        if k not in _FIGURES_KEYS:
-            raise bad(f"unknown key; a figures file has {', '.join(_FIGURES_KEYS)}", k)
+    if problems := unknown_keys(data, _FIGURES_KEYS, "a figures file", str(p), data):
+        raise CephsimError(problems[:1])
     items = data.get("points")
     if not isinstance(items, list) or not items:
         raise bad("expected 'points: [{group, size, one_way, source}, ...]'",
@@ -119,9 +118,8 @@ def _yaml_points(p: Path) -> list[Point]:
     for i, it in enumerate(items):
         if not isinstance(it, dict):
             raise bad("a point is {group, size, one_way, source}", "points", i)
-        for k in it:
-            if k not in _POINT_KEYS:
-                raise bad(f"unknown key; a point has {', '.join(_POINT_KEYS)}", "points", i, k)
+        if problems := unknown_keys(it, _POINT_KEYS, "a point", str(p), data, "points", i):
+            raise CephsimError(problems[:1])
         missing = [k for k in ("group", "size", "one_way", "source") if k not in it]
         if missing:
             raise bad(f"missing {', '.join(missing)} (a point needs group, size, one_way and "

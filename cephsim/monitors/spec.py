@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from cephsim.units import DAY_NS, Duration, Size, format_size
+from cephsim.units import DAY_NS, Duration, Size, format_size, format_span
 
 
 #: Shortest period of anything the model repeats (ticks, renewals, re-probes, re-hunts,
@@ -27,14 +27,6 @@ MAX_SIZE_BYTES = 1024**3
 MAX_FAULT_RATE_PER_HOUR = 3600.0
 
 
-def _ns(v: int) -> str:
-    """A duration for messages, in the largest unit it reaches ('2h', '5min', '-5s', '1.5us')."""
-    for unit, f in (("h", 3600 * 10**9), ("min", 60 * 10**9), ("s", 10**9), ("ms", 10**6), ("us", 10**3)):
-        if abs(v) >= f:
-            return f"{v / f:g}{unit}"
-    return f"{v}ns" if v else "0s"
-
-
 def _duration(lo_ns: int, *, strict: bool = False, why: str = "") -> Any:
     """A duration of at least ``lo_ns`` (``strict``: more than ``lo_ns``), with an error in units."""
     def check(v: int) -> int:
@@ -42,8 +34,8 @@ def _duration(lo_ns: int, *, strict: bool = False, why: str = "") -> Any:
             if lo_ns == 0:
                 what = "must be positive" if strict else "must not be negative"
             else:
-                what = f"must be at least {_ns(lo_ns)}"
-            raise ValueError(f"{what} (got {_ns(v)}){why}")
+                what = f"must be at least {format_span(lo_ns)}"
+            raise ValueError(f"{what} (got {format_span(v)}){why}")
         return v
     return AfterValidator(check)
 
@@ -107,16 +99,16 @@ class TimerOptions(_M):
                         ("mon_lease_ack_timeout_factor", self.mon_lease_ack_timeout_factor * self.mon_lease),
                         ("mon_accept_timeout_factor", self.mon_accept_timeout_factor * self.mon_lease)):
             if ns < MIN_INTERVAL_NS:
-                raise ValueError(f"{opt}: {opt} x mon_lease is {_ns(int(ns))}, which must be at "
-                                 f"least {_ns(MIN_INTERVAL_NS)}{_REPEATS}")
+                raise ValueError(f"{opt}: {opt} x mon_lease is {format_span(int(ns))}, which must be at "
+                                 f"least {format_span(MIN_INTERVAL_NS)}{_REPEATS}")
         ping = self.mon_elector_ping_timeout // self.mon_elector_ping_divisor
         if ping < MIN_INTERVAL_NS:
             raise ValueError(f"mon_elector_ping_divisor: the ping interval mon_elector_ping_timeout / "
-                             f"mon_elector_ping_divisor is {_ns(ping)}, which must be at least "
-                             f"{_ns(MIN_INTERVAL_NS)}{_REPEATS}")
+                             f"mon_elector_ping_divisor is {format_span(ping)}, which must be at least "
+                             f"{format_span(MIN_INTERVAL_NS)}{_REPEATS}")
         if self.ms_max_backoff < self.ms_initial_backoff:
-            raise ValueError(f"ms_max_backoff: the backoff cap ({_ns(self.ms_max_backoff)}) is smaller "
-                             f"than ms_initial_backoff ({_ns(self.ms_initial_backoff)})")
+            raise ValueError(f"ms_max_backoff: the backoff cap ({format_span(self.ms_max_backoff)}) is smaller "
+                             f"than ms_initial_backoff ({format_span(self.ms_initial_backoff)})")
         return self
 
 
@@ -217,12 +209,12 @@ class MonitorSpec(_M):
         if set(self.mons) & set(self.clients):
             raise ValueError("a client cannot have a monitor's name")
         if self.duration <= 0:
-            raise ValueError(f"duration: must be positive (got {_ns(self.duration)})")
+            raise ValueError(f"duration: must be positive (got {format_span(self.duration)})")
         if self.duration > MAX_DURATION_NS:
-            raise ValueError(f"duration: at most {_ns(MAX_DURATION_NS)} of simulated monitor time "
-                             f"(got {_ns(self.duration)}); one simulated hour already holds "
+            raise ValueError(f"duration: at most {format_span(MAX_DURATION_NS)} of simulated monitor time "
+                             f"(got {format_span(self.duration)}); one simulated hour already holds "
                              f"thousands of Paxos rounds")
         if self.warmup >= self.duration:
-            raise ValueError(f"warmup: the clients start after warmup ({_ns(self.warmup)}), which must "
-                             f"be shorter than duration ({_ns(self.duration)}), or no command runs")
+            raise ValueError(f"warmup: the clients start after warmup ({format_span(self.warmup)}), which must "
+                             f"be shorter than duration ({format_span(self.duration)}), or no command runs")
         return self

@@ -71,6 +71,21 @@ def located(msg: str, file: str, data: Any, *loc: Any) -> Problem:
     return Problem(msg, file=file, line=line, column=col, path=".".join(map(str, loc)) or None)
 
 
+def unknown_keys(node: dict[Any, Any], known: Sequence[str], what: str, file: str, data: Any,
+                 *loc: Any) -> list[Problem]:
+    """One located problem per key of ``node`` (at ``loc`` in ``data``) not in ``known``,
+    with a 'did you mean' for a near miss, else the list of keys ``what`` takes.  For the
+    hand-read YAML files (case, sweep and figures files); scenarios go through pydantic."""
+    out = []
+    for k in node:
+        if k not in known:
+            hint = difflib.get_close_matches(str(k), known, n=1)
+            out.append(located(f"unknown key in {what}" + (f"; did you mean {hint[0]!r}?" if hint
+                                                           else f"; known: {', '.join(known)}"),
+                               file, data, *loc, k))
+    return out
+
+
 def read_scenario_data(path: Path) -> Any:
     data = parse_yaml_text(read_text(path), str(path))
     if data is None:
