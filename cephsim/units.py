@@ -109,7 +109,11 @@ def parse_duration_ns(value: object) -> int:
     if key not in _TIME_NS:
         raise UnitError(f"unknown time unit {unit!r} in {value!r} "
                         f"(use ns, us, ms, s, min, h)")
-    return int(round(_scaled(num, _TIME_NS[key], value, "duration")))
+    x = _scaled(num, _TIME_NS[key], value, "duration")
+    ns = int(round(x))
+    # a negative value below half a nanosecond stays negative, so the fields that refuse
+    # negative delays see it ('-1e-30ns' would otherwise round to an accepted 0)
+    return -1 if ns == 0 and x < 0 else ns
 
 
 def parse_size_bytes(value: object) -> int:

@@ -320,3 +320,8 @@ def test_topology_fields_the_kind_does_not_use_are_named(run_cli):
                 "--set", "network.topology.spines=4")
     assert r.exit_code == 0, r.output
     assert "network.topology.switch, network.topology.spines: not used by kind mesh" in r.output
+
+
+def test_a_negative_delay_too_small_to_round_is_still_negative(run_cli):
+    r = run_cli("validate", QS, "--set", "network.links=[{from: client0, to: osd0, delay: -1e-30ns}]")
+    assert_short_error(r, "network.links.0.delay", "negative")

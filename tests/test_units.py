@@ -139,3 +139,12 @@ def test_overflowing_values_are_unit_errors(parse, text):
 def test_bare_nan_percentage_is_refused():
     with pytest.raises(UnitError, match="finite"):
         parse_percent(float("nan"))
+
+
+def test_tiny_negative_duration_stays_negative():
+    """'-1e-30ns' rounds to no nanoseconds but is still negative: it must reach the fields'
+    'must not be negative' check instead of passing as 0."""
+    assert parse_duration_ns("-1e-30ns") < 0
+    assert parse_duration_ns("-0.4ns") < 0
+    assert parse_duration_ns("0.4ns") == 0
+    assert parse_duration_ns("-0ns") == 0
