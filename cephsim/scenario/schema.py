@@ -26,7 +26,7 @@ from cephsim.catalog.models import CPUModel, DiskModel, NICModel, SwitchModel
 from cephsim.monitors.spec import ClientCommand, MonThresholds, TimerOptions
 from cephsim.monitors.spec import ProposalWorkload as MonWorkload
 from cephsim.software import Kcycles
-from cephsim.units import DAY_NS, PERCENT_JSON, Duration, Size, parse_percent
+from cephsim.units import DAY_NS, PERCENT_JSON, Duration, Size, format_span, parse_percent
 
 
 
@@ -76,13 +76,13 @@ def check_impairment(delay: int, jitter: int, loss: float, delay_field: str = "d
                      delay_text: str = "a delay", max_delay: int = MAX_NETEM_DELAY_NS) -> None:
     """netem's own rules, shared by every place that accepts an impairment (raises ValueError)."""
     if delay < 0:
-        raise ValueError(f"{delay_field}: must not be negative (got {delay / 1e6:g} ms)")
+        raise ValueError(f"{delay_field}: must not be negative (got {format_span(delay)})")
     if delay + jitter > max_delay:
         raise ValueError(f"{delay_field}: {(delay + jitter) / 1e9:g} s with its jitter is past "
                          f"{max_delay / 1e9:g} s: a round trip beyond osd_heartbeat_grace "
                          "(20 s) marks the OSDs down")
     if jitter < 0:
-        raise ValueError("jitter: must not be negative")
+        raise ValueError(f"jitter: must not be negative (got {format_span(jitter)})")
     if jitter > 0 and delay == 0:
         raise ValueError(f"jitter: jitter without delay: netem needs {delay_text} for jitter to apply")
     if not 0.0 <= loss <= 1.0:
