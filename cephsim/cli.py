@@ -31,7 +31,7 @@ SetOpt = Annotated[Optional[list[str]], typer.Option(
     "Repeatable; a later --set of the same field wins.")]
 SeedOpt = Annotated[Optional[int], typer.Option("--seed", min=0, help="Seed (overrides run.seed).")]
 FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
-OutputOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file (atomically) instead of stdout.")]
+OutputOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file (atomically) instead of stdout ('-': stdout).")]
 
 
 #: problems printed at most: a file with thousands of wrong keys gets the first ones and a
@@ -49,10 +49,11 @@ def _fail(err: CephsimError) -> None:
 
 
 def _emit(text: str, output: Path | None) -> None:
-    if output is None:
+    from cephsim.output import STDOUT, write_atomic
+
+    if output is None or str(output) == STDOUT:
         sys.stdout.write(text)
         return
-    from cephsim.output import write_atomic
 
     write_atomic(output, text)
 

@@ -71,7 +71,7 @@ def register(app: typer.Typer) -> None:
               executor: ExecOpt = ExecutorKind.local, scheduler: SchedOpt = None,
               format: Annotated[SweepFormat, typer.Option("--format", "-f", help="Output format.")] = SweepFormat.text,
               output: OutOpt = None,
-              plot: Annotated[Optional[Path], typer.Option("--plot", help="Also draw the sweep curves (.png or .svg).")] = None,
+              plot: Annotated[Optional[Path], typer.Option("--plot", help="Also draw the sweep curves (.png, .svg or .pdf).")] = None,
               quiet: QuietOpt = False) -> None:
         """Run a grid of variants (all combinations of the --set lists), each with K seeds."""
         try:
@@ -136,8 +136,8 @@ def register(app: typer.Typer) -> None:
                 op: Annotated[str, typer.Option("--op", help="median, p99 (any pNN from p0 to p100), min, max, or an op number.")] = "median",
                 set_: Annotated[Optional[list[str]], typer.Option("--set", help="Override a field. Repeatable.")] = None,
                 seed: Annotated[Optional[int], typer.Option("--seed", min=0, help="Seed (overrides run.seed).")] = None,
-                plot: Annotated[Optional[Path], typer.Option("--plot", help="Also draw the op's timeline (.png or .svg).")] = None,
-                latency_plot: Annotated[Optional[Path], typer.Option("--latency-plot", help="Also draw the run's latency CDF and histogram (.png or .svg).")] = None,
+                plot: Annotated[Optional[Path], typer.Option("--plot", help="Also draw the op's timeline (.png, .svg or .pdf).")] = None,
+                latency_plot: Annotated[Optional[Path], typer.Option("--latency-plot", help="Also draw the run's latency CDF and histogram (.png, .svg or .pdf).")] = None,
                 ablations: Annotated[bool, typer.Option("--ablations/--no-ablations", help="Run the what-if ablations.")] = True,
                 jobs: JobsOpt = None, output: OutOpt = None, quiet: QuietOpt = False) -> None:
         """The life of one simulated write, where its time went, and what each knob is worth."""

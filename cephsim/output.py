@@ -11,9 +11,13 @@ from pathlib import Path
 from cephsim.errors import CephsimError
 
 
+#: ``-o -``: the text goes to stdout, as if ``-o`` had not been given
+STDOUT = "-"
+
+
 def check_output_dir(path: str | Path, option: str = "--output") -> Path:
-    """The directory ``path`` would be written to; an error if it does not exist or if
-    ``path`` is itself a directory.
+    """The directory ``path`` would be written to; an error unless a new file can be
+    created there and renamed over ``path`` (which must be a regular file if it exists).
 
     Commands that compute for minutes call it (through :func:`check_outputs`) before
     they start, not only at the write.
@@ -21,9 +25,22 @@ def check_output_dir(path: str | Path, option: str = "--output") -> Path:
     p = Path(path)
     if p.is_dir():
         raise CephsimError.single(f"{option} {p}: is a directory; give a file name")
+    if p.exists() and not p.is_file():
+        # a device, a pipe, /dev/stdout: a rename would replace the device node or the
+        # symlink itself (as root, /dev/stdout became a plain file)
+        raise CephsimError.single(
+            f"{option} {p}: is not a regular file; results are written to a new file that "
+            f"replaces it whole (use '{option} -' or leave {option} out for stdout)")
     directory = p.parent if str(p.parent) else Path(".")
     if not directory.is_dir():
         raise CephsimError.single(f"{option} {p}: output directory does not exist")
+    try:  # can a file be created here (read-only mounts, /proc, /sys, permissions)?
+        fd, probe = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".probe", dir=directory)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise CephsimError.single(f"{option} {p}: cannot create a file in {directory} "
+                                  f"({e.strerror or e})") from None
     return directory
 
 
@@ -32,7 +49,7 @@ def check_outputs(outputs: dict[str, Path | None], inputs: Sequence[Path] = ()) 
     an input (``cephsim run s.yaml -o s.yaml`` would overwrite the scenario)."""
     ins = [_same_key(i) for i in inputs]
     for option, path in outputs.items():
-        if path is None:
+        if path is None or str(path) == STDOUT:
             continue
         check_output_dir(path, option)
         if _same_key(path) in ins:
@@ -62,12 +79,19 @@ def atomic_path(path: str | Path, option: str = "--output", suffix: str = ".tmp"
     plain ``open`` would give) only if the block succeeds, and is removed otherwise."""
     p = Path(path)
     directory = check_output_dir(p, option)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=suffix, dir=directory)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=suffix, dir=directory)
+    except OSError as e:
+        raise CephsimError.single(f"{option} {p}: cannot create a file in {directory} "
+                                  f"({e.strerror or e})") from None
     os.close(fd)
     try:
         yield tmp
         os.chmod(tmp, file_mode())
-        os.replace(tmp, p)
+        try:
+            os.replace(tmp, p)
+        except OSError as e:
+            raise CephsimError.single(f"{option} {p}: cannot replace it: {e.strerror or e}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

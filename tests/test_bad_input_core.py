@@ -45,6 +45,42 @@ def test_plot_into_a_missing_directory(tmp_path, run_cli):
     assert_short_error(r, "--plot", "output directory does not exist")
 
 
+def test_output_that_is_not_a_regular_file(tmp_path, run_cli):
+    """A pipe (or /dev/stdout, a device) must not be replaced by the atomic rename: refused,
+    pointing at '-' for stdout, before the run."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    r = run_cli("run", QS, "--set", "run.ios=200", "-q", "-o", fifo)
+    assert_short_error(r, "is not a regular file", "--output -")
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may create files in a read-only directory")
+def test_output_in_a_directory_without_write_permission(tmp_path, run_cli):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o555)
+    try:
+        r = run_cli("run", QS, "--set", "run.ios=200", "-q", "-o", ro / "r.txt")
+        assert_short_error(r, "cannot create a file in")
+    finally:
+        ro.chmod(0o755)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux /proc")
+def test_output_where_no_file_can_be_created(run_cli):
+    """/proc takes no new files, even from root: refused before the run, no traceback."""
+    r = run_cli("run", QS, "--set", "run.ios=200", "-q", "-o", "/proc/cephsim-result.txt")
+    assert_short_error(r, "cannot create a file in /proc")
+
+
+def test_output_dash_is_stdout(tmp_path, run_cli, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = run_cli("run", QS, "--set", "run.ios=200", "-q", "-f", "json", "-o", "-")
+    assert r.exit_code == 0, r.output
+    assert '"jobs"' in r.stdout and os.listdir(tmp_path) == []
+
+
 def test_result_file_follows_the_umask(tmp_path, run_cli):
     out = tmp_path / "r.json"
     old = os.umask(0o022)
