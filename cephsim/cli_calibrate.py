@@ -33,7 +33,7 @@ def register(app: typer.Typer) -> None:
             "releases one file per release (NAME-RELEASE.yaml); with --flush-sweeps the fit report.")] = None,
         format: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
         seeds: Annotated[int, typer.Option(help="Seeds per evaluation (common random numbers).", min=1)] = 2,
-        seed: Annotated[int, typer.Option(help="First seed.")] = 1,
+        seed: Annotated[int, typer.Option(help="First seed.", min=0)] = 1,
         ios: Annotated[int, typer.Option(help="I/Os per seed and case during the fit.", min=200)] = 4000,
         verify_ios: Annotated[Optional[int], typer.Option(
             help="I/Os of the final verification runs (default: each scenario's run.ios).",
@@ -126,7 +126,7 @@ def register(app: typer.Typer) -> None:
         scenario: Annotated[Path, typer.Argument(help="Scenario YAML file.", show_default=False)],
         set_: Annotated[Optional[list[str]], typer.Option(
             "--set", help="The change to try: dotted.path=value (repeatable).")] = None,
-        seed: Annotated[Optional[int], typer.Option(help="Seed (default run.seed).")] = None,
+        seed: Annotated[Optional[int], typer.Option(help="Seed (default run.seed).", min=0)] = None,
         ios: Annotated[Optional[int], typer.Option(help="I/Os per run (default run.ios).", min=1)] = None,
         format: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
     ) -> None:

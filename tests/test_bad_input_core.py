@@ -97,6 +97,13 @@ def test_negative_seed(run_cli, command):
     assert_short_error(run_cli(command, QS, "--seed", "-1"), "--seed")
 
 
+def test_negative_seed_in_whatif_and_calibrate(run_cli):
+    """numpy refuses negative seeds with a traceback: the options refuse them first."""
+    assert_short_error(run_cli("whatif", QS, "--set", "pool.size=2", "--seed", "-1"), "--seed")
+    case = ROOT / "calibration" / "cases" / "mako-reef.yaml"
+    assert_short_error(run_cli("calibrate", case, "--seed", "-1"), "--seed")
+
+
 def test_bench_needs_enough_ios(run_cli):
     assert_short_error(run_cli("bench", "--ios", "0"), "--ios")
 
