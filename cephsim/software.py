@@ -149,5 +149,5 @@ def load_profile(path: Path) -> ProfileOverride:
         return ProfileOverride.model_validate(data)
     except ValidationError as err:
         raise CephsimError([located(e["msg"].removeprefix("Value error, "), str(path), data,
-                                    *clean_loc(tuple(e["loc"])))
+                                    *clean_loc(tuple(e["loc"]), data))
                             for e in err.errors(include_url=False)]) from None

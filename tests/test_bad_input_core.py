@@ -368,3 +368,18 @@ def test_topology_fields_the_kind_does_not_use_are_named(run_cli):
 def test_a_negative_delay_too_small_to_round_is_still_negative(run_cli):
     r = run_cli("validate", QS, "--set", "network.links=[{from: client0, to: osd0, delay: -1e-30ns}]")
     assert_short_error(r, "network.links.0.delay", "negative")
+
+
+def test_a_capitalised_key_is_named_and_matched(tmp_path, run_cli):
+    """pydantic puts union tags such as 'CPUModel' in error locations and they are dropped,
+    but a key really in the file is kept even when capitalised, and matched case-blind."""
+    scen = tmp_path / "s.yaml"
+    scen.write_text(BASE.replace("pool: {size: 3}", "pool: {Size: 3}").replace("\nrun:", "\nRun:"))
+    assert "Size" in scen.read_text() and "Run:" in scen.read_text()
+    r = run_cli("validate", scen)
+    assert r.exit_code == 2
+    assert "pool.Size: unknown key; did you mean 'size'?" in r.stderr, r.stderr
+    assert "Run: unknown key; did you mean 'run'?" in r.stderr, r.stderr
+    assert "(top level)" not in r.stderr
+    r = run_cli("validate", QS, "--set", "hosts[0].nic=x")
+    assert_short_error(r, "did you mean 'hosts.0'?")

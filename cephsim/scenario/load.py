@@ -71,6 +71,21 @@ def located(msg: str, file: str, data: Any, *loc: Any) -> Problem:
     return Problem(msg, file=file, line=line, column=col, path=".".join(map(str, loc)) or None)
 
 
+def did_you_mean(key: Any, known: Sequence[str]) -> str | None:
+    """The known key ``key`` was probably meant as: the same letters in another case
+    (``CPU`` for ``cpu``), else the closest spelling; ``hosts[0]`` gets ``hosts.0``."""
+    k = str(key)
+    m = re.fullmatch(r"(\w+)\[(\d+)\]", k)
+    if m and m.group(1) in known:
+        return f"{m.group(1)}.{m.group(2)}"
+    same = [n for n in known if n.lower() == k.lower()]
+    if same:
+        return same[0]
+    hint = difflib.get_close_matches(k, known, n=1) or difflib.get_close_matches(
+        k.lower(), known, n=1)
+    return hint[0] if hint else None
+
+
 def unknown_keys(node: dict[Any, Any], known: Sequence[str], what: str, file: str, data: Any,
                  *loc: Any) -> list[Problem]:
     """One located problem per key of ``node`` (at ``loc`` in ``data``) not in ``known``,
@@ -79,8 +94,8 @@ def unknown_keys(node: dict[Any, Any], known: Sequence[str], what: str, file: st
     out = []
     for k in node:
         if k not in known:
-            hint = difflib.get_close_matches(str(k), known, n=1)
-            out.append(located(f"unknown key in {what}" + (f"; did you mean {hint[0]!r}?" if hint
+            hint = did_you_mean(k, known)
+            out.append(located(f"unknown key in {what}" + (f"; did you mean {hint!r}?" if hint
                                                            else f"; known: {', '.join(known)}"),
                                file, data, *loc, k))
     return out
@@ -188,15 +203,28 @@ def _position(data: Any, loc: tuple[Any, ...]) -> tuple[int | None, int | None]:
     return line, col
 
 
-def clean_loc(loc: tuple[Any, ...]) -> tuple[Any, ...]:
-    # pydantic inserts union-member tags ("str", "CPUModel", "function-before[...]", "constant")
+def clean_loc(loc: tuple[Any, ...], data: Any = None) -> tuple[Any, ...]:
+    """``loc`` of a pydantic error without the union-member tags pydantic inserts ("str",
+    "CPUModel", "function-before[...]", "constant").  With ``data`` (the document the loc
+    starts at), a part that is a key actually present there is kept even if it looks like
+    a tag: a misspelt ``Size:`` or ``CPU:`` must be named, not dropped."""
     out = []
+    node = data
     for part in loc:
+        if isinstance(node, dict) and part in node:
+            out.append(part)
+            node = node[part]
+            continue
+        if isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            out.append(part)
+            node = node[part]
+            continue
         if isinstance(part, str) and (part[:1].isupper() or "[" in part or part in
                                       ("str", "int", "constant", "lognormal", "normal", "uniform",
                                        "exponential", "mixture")):
             continue
         out.append(part)
+        node = None
     return tuple(out)
 
 
@@ -242,8 +270,11 @@ def validation_problems(err: ValidationError, data: Any, filename: str | None,
     errors = [e for e in errors if not (
         e["type"] == "string_type" and isinstance(e["input"], dict)
         and any(o[:len(e["loc"]) - 1] == tuple(e["loc"][:-1]) for o in others))]
+    at = data
+    for part in prefix:
+        at = at.get(part) if isinstance(at, dict) else None
     for e in errors:
-        loc = prefix + clean_loc(tuple(e["loc"]))
+        loc = prefix + clean_loc(tuple(e["loc"]), at)
         msg = e["msg"].removeprefix("Value error, ")
         # cross-field checks name the field they are about: "pool.size: ..."
         head, sep, rest = msg.partition(": ")
@@ -252,8 +283,8 @@ def validation_problems(err: ValidationError, data: Any, filename: str | None,
             msg = rest
         path = ".".join(str(p) for p in loc) or "(top level)"
         if e["type"] == "extra_forbidden" and loc:
-            hint = difflib.get_close_matches(str(loc[-1]), _allowed_keys(Scenario, loc), n=1)
-            msg = "unknown key" + (f"; did you mean {hint[0]!r}?" if hint else "")
+            hint = did_you_mean(loc[-1], _allowed_keys(Scenario, loc))
+            msg = "unknown key" + (f"; did you mean {hint!r}?" if hint else "")
         if e["type"] == "union_tag_invalid" or "discriminator" in msg:
             msg = msg.replace("Input tag", "distribution")
         key = (path, msg)
