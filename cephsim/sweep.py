@@ -254,7 +254,9 @@ def _run_task(task: Task) -> dict[str, Any]:
     js = job_stats(res)
     direction = "write" if js.write is not None else "read"
     d = js.write if js.write is not None else js.read
-    out: dict[str, Any] = {"seed": task.seed, "direction": direction, "ios": d.total_ios if d else 0}
+    out: dict[str, Any] = {"seed": task.seed, "direction": direction, "ios": d.total_ios if d else 0,
+                           # randrw: both sides ran; the write side is summarised
+                           "mixed": js.write is not None and js.read is not None}
     if d is None or d.total_ios == 0:
         out.update({k: math.nan for k, _, _ in METRICS})
         return out
@@ -342,6 +344,12 @@ class PointResult:
 
         return mean_ci([r[key] for r in self.runs])
 
+    @property
+    def direction(self) -> str:
+        """The side the statistics are of: 'write', 'read', or 'write (randrw)'."""
+        d = self.runs[0].get("direction", "write") if self.runs else "write"
+        return f"{d} (randrw)" if self.runs and self.runs[0].get("mixed") else d
+
 
 @dataclass
 class SweepResult:
@@ -350,7 +358,12 @@ class SweepResult:
     axes: list[Axis]
     seeds: list[int]
     points: list[PointResult] = field(default_factory=list)
-    direction: str = "write"
+
+    @property
+    def direction(self) -> str:
+        """The points' common direction, or 'per point' when the sweep varies it."""
+        ds = {pr.direction for pr in self.points}
+        return ds.pop() if len(ds) == 1 else ("per point" if ds else "write")
 
     # ---------------------------------------------------------- views
     def to_dict(self) -> dict[str, Any]:
@@ -358,7 +371,8 @@ class SweepResult:
 
         pts = []
         for pr in self.points:
-            d: dict[str, Any] = {"settings": dict(pr.point.settings), "seeds": len(pr.runs)}
+            d: dict[str, Any] = {"settings": dict(pr.point.settings), "seeds": len(pr.runs),
+                                 "direction": pr.direction}
             for key, _, _ in METRICS:
                 m, h = pr.stat(key)
                 d[key] = {"mean": _r(m), "ci": _r(h), "values": [_r(r[key]) for r in pr.runs]}
@@ -378,12 +392,12 @@ class SweepResult:
     def to_csv(self) -> str:
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
-        head = [a.path for a in self.axes] + ["seeds"]
+        head = [a.path for a in self.axes] + ["seeds", "direction"]
         for key, _, _ in METRICS:
             head += [key, f"{key}_ci95"]
         w.writerow(head)
         for pr in self.points:
-            row: list[Any] = [v for _, v in pr.point.settings] + [len(pr.runs)]
+            row: list[Any] = [v for _, v in pr.point.settings] + [len(pr.runs), pr.direction]
             for key, _, _ in METRICS:
                 m, h = pr.stat(key)
                 row += [_r(m), "" if h is None else _r(h)]
@@ -411,10 +425,15 @@ class SweepResult:
                   pad_edge=False, padding=(0, 1))
         for a in vary:
             t.add_column(short_path(a.path), justify="right", no_wrap=True)
+        per_point = self.direction == "per point"
+        if per_point:  # e.g. a workload.rw axis: each row says which side it summarises
+            t.add_column("stats of", no_wrap=True)
         for key, title, u in METRICS:
             t.add_column(f"{title} ({unit})" if u else title, justify="right", no_wrap=True)
         for pr in self.points:
             cells = [v for p, v in pr.point.settings if any(a.path == p for a in vary)]
+            if per_point:
+                cells.append(pr.direction)
             for key, _, u in METRICS:
                 m, h = pr.stat(key)
                 if u:
@@ -428,6 +447,9 @@ class SweepResult:
         Console(file=buf, width=width, force_terminal=False, color_system=None).print(t)
         seeds = (f"seeds {self.seeds[0]}..{self.seeds[-1]}" if k > 1 else f"seed {self.seeds[0]}")
         note = "".join(f"{short_path(a.path)} = {a.path}\n" for a in vary if short_path(a.path) != a.path)
+        if any(pr.direction.endswith("(randrw)") for pr in self.points):
+            note += ("randrw: the statistics are the writes'; `cephsim run` reports both "
+                     "sides\n")
         if fixed:
             note += "fixed: " + ", ".join(f"{a.path}={a.values[0]}" for a in fixed) + "\n"
         note += (f"{seeds}; IOPS over the exact run time; mean = fio lat avg, "
@@ -472,8 +494,7 @@ def run_sweep(path: str | Path, cli_axes: Iterable[str] = (), *, seeds: int | No
     res = execute(tasks, jobs=jobs, executor=executor, scheduler=scheduler, quiet=quiet,
                   what=f"sweep: {len(points)} points x {len(seed_list)} seeds")
     k = len(seed_list)
-    out = SweepResult(scenario=scenarios[0].name, path=str(path), axes=axes, seeds=seed_list,
-                      direction=res[0].get("direction", "write") if res else "write")
+    out = SweepResult(scenario=scenarios[0].name, path=str(path), axes=axes, seeds=seed_list)
     for i, pt in enumerate(points):
         out.points.append(PointResult(pt, res[i * k:(i + 1) * k]))
     return out

@@ -85,12 +85,28 @@ def test_text_and_csv_outputs(tmp_path: Path) -> None:
                             str(out), "-q", "-j", "1"])
     assert r.exit_code == 0, r.output
     lines = out.read_text().splitlines()
-    assert lines[0].startswith("pool.size,run.ios,run.ramp_ios,seeds,iops,iops_ci95,mean_us")
+    assert lines[0].startswith("pool.size,run.ios,run.ramp_ios,seeds,direction,iops,iops_ci95,mean_us")
     assert len(lines) == 3
     r = runner.invoke(app, ["sweep", QS, "--set", "pool.size=2,3", *SMALL, "-q", "-j", "1"])
     assert r.exit_code == 0
     assert "pool.size" in r.stdout and "p99.9 (us)" in r.stdout and "one seed" in r.stdout
     assert all(len(x) <= 100 for x in r.stdout.splitlines())
+
+
+def test_a_sweep_over_rw_labels_each_point(tmp_path: Path) -> None:
+    """Sweeping workload.rw mixes sides: each row says whose statistics it holds (it was
+    labelled with the first point's direction), and randrw says it shows the writes."""
+    r = runner.invoke(app, ["sweep", QS, "--set", "workload.rw=randread,randwrite,randrw",
+                            *SMALL, "-f", "json", "-q", "-j", "1"])
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.stdout)
+    assert d["direction"] == "per point"
+    assert [p["direction"] for p in d["points"]] == ["read", "write", "write (randrw)"]
+    r = runner.invoke(app, ["sweep", QS, "--set", "workload.rw=randread,randrw", *SMALL, "-q",
+                            "-j", "1"])
+    assert r.exit_code == 0, r.output
+    assert "(per point)" in r.stdout and "stats of" in r.stdout
+    assert "randrw: the statistics are the writes'" in r.stdout
 
 
 def test_sweep_block_in_the_scenario(tmp_path: Path) -> None:
