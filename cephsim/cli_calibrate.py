@@ -30,7 +30,8 @@ def register(app: typer.Typer) -> None:
             f"Default: {','.join(DEFAULT_FIT)}.")] = None,
         output: Annotated[Optional[Path], typer.Option(
             "--output", "-o", help="Write the fitted profile (ceph.profile format); with several "
-            "releases one file per release (NAME-RELEASE.yaml); with --flush-sweeps the fit report.")] = None,
+            "releases one file per release (NAME-RELEASE.yaml); with --flush-sweeps, --network or "
+            "--cross-validate the report.")] = None,
         format: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
         seeds: Annotated[int, typer.Option(help="Seeds per evaluation (common random numbers).", min=1)] = 2,
         seed: Annotated[int, typer.Option(help="First seed.", min=0)] = 1,
@@ -38,7 +39,10 @@ def register(app: typer.Typer) -> None:
         verify_ios: Annotated[Optional[int], typer.Option(
             help="I/Os of the final verification runs (default: each scenario's run.ios).",
             min=1)] = None,
-        max_evals: Annotated[int, typer.Option(help="Maximum objective evaluations.", min=1)] = 60,
+        max_evals: Annotated[int, typer.Option(
+            help="Maximum fit steps (scipy's max_nfev); the finite-difference Jacobian adds one "
+            "evaluation per free parameter at each, counted in the report's 'evaluations'.",
+            min=1)] = 60,
         shared: Annotated[Optional[bool], typer.Option(
             "--shared/--per-release", help="Bare parameter names: one value for all releases, or one "
             "per release (default: per release for a fit, shared for --cross-validate).")] = None,
@@ -61,6 +65,10 @@ def register(app: typer.Typer) -> None:
         """Fit software costs to measured cases; cross-validate; fit a network hop to qperf; or fit consumer drives' flush cost to job sweeps."""
         try:
             _check_modes(ctx, network, flush_sweeps, cross_validate)
+            if output is not None:  # before a fit of several minutes, not after it
+                from cephsim.output import check_outputs
+
+                check_outputs({"--output": output}, list(files))
             if flush_sweeps:
                 from cephsim.calibrate.flushfit import fit_sweeps, fit_text as flush_text
 
@@ -79,12 +87,8 @@ def register(app: typer.Typer) -> None:
                 fits, warn = netfit(list(files), bps, kernel_us * 1e3, switch_us * 1e3, links, store_forward)
                 text = (json.dumps({"fits": [f.to_dict() for f in fits], "warnings": warn}, indent=2) + "\n"
                         if format is Format.json else netfit_text(fits, warn))
-                _emit(text, None)
+                _emit(text, output)
                 return
-            if output is not None:  # before a fit of several minutes, not after it
-                from cephsim.output import check_output_dir
-
-                check_output_dir(output)
             from cephsim.calibrate.cases import load_cases
             from cephsim.calibrate.fit import FitOptions, calibrate as run_fit, fit_text, write_profiles
             from cephsim.calibrate.objective import prepare
@@ -107,7 +111,7 @@ def register(app: typer.Typer) -> None:
                 text = (json.dumps({"folds": [f.to_dict() for f in folds], "skipped": skipped,
                                     "parameters": [p.label for p in params]}, indent=2) + "\n"
                         if format is Format.json else cv_text(folds, skipped, params, opts))
-                _emit(text, None)
+                _emit(text, output)
                 return
             res = run_fit(cases, params, opts)
             written = write_profiles(res, output) if output else []
@@ -143,6 +147,9 @@ def register(app: typer.Typer) -> None:
 #: options that only mean something with --network
 _NETWORK_OPTIONS = {"speed": "--speed", "kernel_us": "--kernel-us", "switch_us": "--switch-us",
                     "links": "--links", "store_forward": "--store-and-forward"}
+#: the options of a software-cost fit (and --cross-validate), meaningless to the other modes
+_FIT_OPTIONS = {"fit": "--fit", "seeds": "--seeds", "seed": "--seed", "ios": "--ios",
+                "verify_ios": "--verify-ios", "max_evals": "--max-evals", "shared": "--shared"}
 
 
 def _check_modes(ctx: typer.Context, network: bool, flush_sweeps: bool,
@@ -162,6 +169,13 @@ def _check_modes(ctx: typer.Context, network: bool, flush_sweeps: bool,
         if given:
             raise CephsimError.single(f"{', '.join(given)} only appl{'ies' if len(given) == 1 else 'y'} "
                                       "with --network")
+    if network or flush_sweeps:
+        given = [flag for name, flag in _FIT_OPTIONS.items()
+                 if getattr(ctx.get_parameter_source(name), "name", "DEFAULT")
+                 not in ("DEFAULT", "DEFAULT_MAP")]
+        if given:
+            raise CephsimError.single(f"{', '.join(given)}: a software-cost fit option; "
+                                      f"{modes[0]} does not use it")
 
 
 def _link_speed(text: str) -> float:

@@ -213,6 +213,22 @@ def test_network_options_need_network(tmp_path, run_cli):
     assert_short_error(r, "--links only applies with --network")
 
 
+@pytest.mark.parametrize(("mode", "args"), [("--network", ["--seeds", "3"]),
+                                            ("--network", ["--fit", "scale"]),
+                                            ("--flush-sweeps", ["--max-evals", "5"])])
+def test_fit_options_are_refused_by_the_other_modes(run_cli, mode, args):
+    """Silently ignoring them would let a user believe they took effect."""
+    target = FIGURES if mode == "--network" else ROOT / "calibration" / "consumer-flush" / "sweeps.yaml"
+    assert_short_error(run_cli("calibrate", mode, target, *args), args[0], mode)
+
+
+def test_network_report_goes_to_output(tmp_path, run_cli):
+    out = tmp_path / "net.txt"
+    r = run_cli("calibrate", "--network", FIGURES, "-o", out)
+    assert r.exit_code == 0, r.output
+    assert "one-way latency" in out.read_text() and "one-way latency" not in r.stdout
+
+
 @pytest.mark.parametrize("modes", [["--network", "--flush-sweeps"],
                                    ["--network", "--cross-validate"],
                                    ["--flush-sweeps", "--cross-validate"]])
