@@ -60,6 +60,11 @@ def _plot_suffix(plot: Path | None, option: str = "--plot") -> None:
         raise CephsimError.single(f"{option} {plot}: the file must end in .png, .svg or .pdf")
 
 
+def _check_scheduler(executor: ExecutorKind, scheduler: str | None) -> None:
+    if scheduler is not None and executor is not ExecutorKind.dask:
+        raise CephsimError.single("--scheduler only applies with --executor dask")
+
+
 def register(app: typer.Typer) -> None:
     @app.command()
     def sweep(scenario: Annotated[Path, typer.Argument(help="Scenario YAML file (may hold a sweep: block).",
@@ -79,6 +84,7 @@ def register(app: typer.Typer) -> None:
             from cephsim.sweep import run_sweep
 
             _plot_suffix(plot)
+            _check_scheduler(executor, scheduler)
             check_outputs({"--output": output, "--plot": plot}, [scenario])
             res = run_sweep(scenario, set_ or [], seeds=seeds, seed=seed, jobs=jobs,
                             executor=executor.value, scheduler=scheduler, quiet=quiet)
@@ -98,13 +104,14 @@ def register(app: typer.Typer) -> None:
                 seeds: Annotated[int, typer.Option("--seeds", "-k", min=1, help="Seeds per scenario.")] = 3,
                 seed: SeedOpt = None, jobs: JobsOpt = None,
                 executor: ExecOpt = ExecutorKind.local, scheduler: SchedOpt = None,
-                format: Annotated[CmpFormat, typer.Option("--format", "-f")] = CmpFormat.text,
+                format: Annotated[CmpFormat, typer.Option("--format", "-f", help="Output format.")] = CmpFormat.text,
                 output: OutOpt = None, quiet: QuietOpt = False) -> None:
         """Side by side: IOPS and latency, differences with confidence intervals, and the stages behind them."""
         try:
             from cephsim.compare import compare as do_compare
             from cephsim.output import check_outputs
 
+            _check_scheduler(executor, scheduler)
             check_outputs({"--output": output}, list(scenarios))
 
             c = do_compare(scenarios, set_ or [], seeds=seeds, seed=seed, jobs=jobs,
@@ -117,7 +124,7 @@ def register(app: typer.Typer) -> None:
     def compare_fio(simulated: Annotated[Path, typer.Argument(help="cephsim JSON output (cephsim run -f json).", show_default=False)],
                     measured: Annotated[Path, typer.Argument(help="Real fio result: JSON or normal output.", show_default=False)],
                     direction: Annotated[Optional[str], typer.Option("--direction", help="read or write (default: write if present).")] = None,
-                    format: Annotated[CmpFormat, typer.Option("--format", "-f")] = CmpFormat.text,
+                    format: Annotated[CmpFormat, typer.Option("--format", "-f", help="Output format.")] = CmpFormat.text,
                     output: OutOpt = None) -> None:
         """Compare a simulated result with a measured fio result, side by side."""
         try:

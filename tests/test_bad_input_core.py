@@ -383,3 +383,9 @@ def test_a_capitalised_key_is_named_and_matched(tmp_path, run_cli):
     assert "(top level)" not in r.stderr
     r = run_cli("validate", QS, "--set", "hosts[0].nic=x")
     assert_short_error(r, "did you mean 'hosts.0'?")
+
+
+@pytest.mark.parametrize("command", ["sweep", "compare"])
+def test_scheduler_needs_the_dask_executor(run_cli, command):
+    assert_short_error(run_cli(command, QS, "--scheduler", "tcp://127.0.0.1:8786"),
+                       "--scheduler only applies with --executor dask")
