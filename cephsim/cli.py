@@ -120,12 +120,15 @@ def schema(output: OutputOpt = None) -> None:
 
 @app.command()
 def catalog(kind: Annotated[Optional[str], typer.Argument(
-        help="cpus, cstates, disks, nics or switches (default: all).")] = None) -> None:
+        help="cpus, cstates, disks, nics or switches (default: all).")] = None,
+            id_: Annotated[Optional[str], typer.Argument(
+                metavar="[ID]", help="One entry: each figure as written, with its basis "
+                "(measured, datasheet, derived, estimate, ...), source and note.")] = None) -> None:
     """List the hardware catalog with the source of every figure."""
     try:
         from cephsim.report.catalog_table import catalog_text
 
-        typer.echo(catalog_text(kind), nl=False)
+        typer.echo(catalog_text(kind, id_), nl=False)
     except CephsimError as e:
         _fail(e)
 

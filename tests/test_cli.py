@@ -277,8 +277,24 @@ def test_catalog_disks_lists_pm983_with_source(run_cli):
     assert r.exit_code == 0
     lines = r.stdout.splitlines()
     i = next(i for i, ln in enumerate(lines) if ln.split()[:1] == ["pm983"])
-    block = "\n".join(lines[i:i + 6])
-    assert "source:" in block
+    block = "\n".join(lines[i:i + 8])
+    # each source line says which figures it backs and on what basis
+    assert "write_4k" in block and "flush" in block and "[" in block
+
+
+def test_catalog_entry_gives_every_figure_its_source(run_cli):
+    """`cephsim catalog disks pm983`: each figure as written, its basis and its source."""
+    from cephsim.catalog.load import load_catalog
+
+    r = run_cli("catalog", "disks", "pm983")
+    assert r.exit_code == 0, r.output
+    e = load_catalog().disks["pm983"]
+    for f in e.figure_fields():
+        assert f"\n  {f}: " in r.stdout, f
+    for prov in e.sources.values():
+        assert f"{prov.basis}: {prov.source}" in r.stdout
+    r = run_cli("catalog", "disks", "pm9833")
+    assert r.exit_code == 2 and "did you mean 'pm983'" in r.stderr
 
 
 def test_catalog_unknown_kind(run_cli):

@@ -163,6 +163,39 @@ def _figures(kind: str, e: Any) -> str:
     return ""
 
 
+def _value_text(v: Any) -> str:
+    """A figure as written in the data file (units kept), on one line."""
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}: {_value_text(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, list):
+        return "[" + ", ".join(_value_text(x) for x in v) + "]"
+    return str(v)
+
+
+def entry_figures(kind: str, id: str) -> list[dict[str, Any]]:  # noqa: A002 - the user's word
+    """Every figure of one entry as written in its data file, with its provenance:
+    ``[{field, value, basis, source, note}]``; ``value`` None is the model's default."""
+    k = _kind(kind)
+    e = load_catalog().get(k, id)
+    raw = _read(KINDS[k][0])[id]
+    if k == "cstates":
+        pairs = [(f"{st['name']}.{f}", st.get(f)) for st in raw.get("states", [])
+                 for f in CStateTable.figure_fields()]
+    else:
+        pairs = [(f, raw.get(f)) for f in e.figure_fields()]
+    out = []
+    for f, v in pairs:
+        prov = e.sources.get(f)
+        if v is None and k != "cstates":  # not written: the model's default applies
+            info = next((i for n, i in type(e).model_fields.items() if (i.alias or n) == f), None)
+            if info is not None and info.default is not None:
+                v = f"{info.default} (default)"
+        out.append({"field": f, "value": None if v is None else _value_text(v),
+                    "basis": prov.basis if prov else None, "source": prov.source if prov else None,
+                    "note": prov.note if prov else None})
+    return out
+
+
 def catalog_rows(kind: str | None = None) -> list[dict[str, Any]]:
     """One row per entry (kind, id, name, figures, bases, sources) for listings.
 
@@ -182,5 +215,15 @@ def catalog_rows(kind: str | None = None) -> list[dict[str, Any]]:
                 "figures": _figures(k, e),
                 "bases": sorted({p.basis for p in provs}),
                 "sources": sorted({p.source for p in provs}),
+                # which figures each (source, basis) backs, in the file's field order
+                "backing": _backing(e.sources),
             })
     return rows
+
+
+def _backing(sources: dict[str, Any]) -> list[tuple[str, str, list[str]]]:
+    """(source, basis, [fields]) groups of an entry's provenance, first citation first."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for f, p in sources.items():
+        groups.setdefault((p.source, p.basis), []).append(f)
+    return [(src, basis, fields) for (src, basis), fields in groups.items()]
