@@ -117,7 +117,8 @@ def parse_duration_ns(value: object) -> int:
 
 
 def parse_size_bytes(value: object) -> int:
-    """``"4KiB"`` / ``"4k"`` / ``"4K"`` -> 4096 (binary, as fio); ``"4kB"`` -> 4000.
+    """``"4KiB"`` / ``"4k"`` / ``"4K"`` / ``"4KB"`` -> 4096 (binary, as fio); the SI spellings
+    ``"4kB"``, ``"4MB"``, ``"4GB"`` are decimal (4000, 4e6, 4e9).
 
     Bare integers are bytes.
     """

@@ -389,3 +389,8 @@ def test_a_capitalised_key_is_named_and_matched(tmp_path, run_cli):
 def test_scheduler_needs_the_dask_executor(run_cli, command):
     assert_short_error(run_cli(command, QS, "--scheduler", "tcp://127.0.0.1:8786"),
                        "--scheduler only applies with --executor dask")
+
+
+def test_a_decimal_block_size_says_how_to_write_a_binary_one(run_cli):
+    r = run_cli("validate", QS, "--set", "workload.bs=4MB")
+    assert_short_error(r, "workload.bs", "multiple of 512", "4MiB")

@@ -378,7 +378,10 @@ class Workload(_M):
     @model_validator(mode="after")
     def _bs(self) -> Workload:
         if self.bs <= 0 or self.bs % 512:
-            raise ValueError(f"bs must be a positive multiple of 512 bytes (got {self.bs})")
+            hint = ""
+            if self.bs > 0 and self.bs % 1000 == 0:  # '4MB' / '4kB' are decimal (SI)
+                hint = "; kB, MB and GB are decimal here: write 4KiB / 4MiB (or fio's 4k / 4m)"
+            raise ValueError(f"bs: must be a positive multiple of 512 bytes (got {self.bs}){hint}")
         if self.bs > self.object_size:
             raise ValueError("bs larger than the object size is not modelled")
         if self.image_size < self.bs:
