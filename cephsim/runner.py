@@ -154,7 +154,7 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
     def horizon_abs() -> int:
         return (state["t_first"] or 0) + (run.runtime or 0)
 
-    if run.runtime is not None and run.ios is None:
+    if run.runtime is not None:  # with run.ios too, whichever comes first ends it (as fio)
         horizon = run.runtime
 
     if r.ceph.tails and costs.tails.kv_stall_rate_hz > 0:

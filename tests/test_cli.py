@@ -245,6 +245,11 @@ def test_set_pool_size_seed_ios_runtime(run_cli):
     mean_ns = w["lat_ns"]["mean"]
     assert w["runtime"] <= 50
     assert abs(w["total_ios"] - 50e6 / mean_ns) <= 3
+    # both: whichever comes first ends the run, as fio's runtime with a size
+    w = _run_json(run_cli, "run.ios=100000", "run.runtime=20ms")["jobs"][0]["write"]
+    assert w["runtime"] <= 20 and w["total_ios"] < 100
+    w = _run_json(run_cli, "run.ios=40", "run.runtime=10s")["jobs"][0]["write"]
+    assert w["total_ios"] == 40
 
 
 # ------------------------------------------------------------ other commands

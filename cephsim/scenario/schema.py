@@ -395,7 +395,7 @@ class Run(_M):
 
     seed: Int = Field(1, ge=0, description="Seed of every random stream in the run.")
     ios: Int | None = Field(None, ge=1, le=10**9, description="Stop after this many I/Os complete after ramp (per run).")
-    runtime: Duration | None = Field(None, description="Or: simulated time after ramp, e.g. '60s'.")
+    runtime: Duration | None = Field(None, description="Simulated time after ramp, e.g. '60s'. Given with ios, the run ends at whichever comes first (as fio's runtime with a size).")
     ramp_time: Duration = Field(0, description="Simulated warm-up excluded from statistics, like fio's ramp_time.")
     ramp_ios: Int = Field(200, ge=0, le=10**9, description="I/Os excluded from statistics at the start (in addition to ramp_time).")
     records: bool = Field(True, description="Keep per-op stage records (breakdown, op-tracker times). Statistics do not depend on it.")
