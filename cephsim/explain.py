@@ -336,13 +336,16 @@ SUBMIT_CALL = {"rbd": ("(rbd_aio_write)", "(rbd_aio_read)"),
 
 def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
              nbytes: int, write_mode: str, is_write: bool = True,
-             came_from: dict[tuple[str, int], str] | None = None, engine: str = "rbd") -> None:
+             came_from: dict[tuple[str, int], str] | None = None, engine: str = "rbd",
+             cache_flushed: set[str] | None = None) -> None:
     """Fill ``Step.what`` with what Ceph does in each step (of a write, or of a read).
 
     ``came_from`` (from :func:`handed_by`, times since submission) tells apart steps
     that queue on one shard thread: a replica's reply (handed over by a msgr-worker)
     from the local commit callback (handed over by kv_final)."""
     came_from = came_from or {}
+    #: devices whose fdatasync sends FLUSH CACHE (volatile cache); None: all of them
+    flushed = cache_flushed
     seen_app = False
     seen_net = False  #: the op has left the client (later app work is the completion)
     seen_primary_shard = False
@@ -381,10 +384,14 @@ def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
             # flush makes durable follows from the cycle's writes before it
             n = kv_writes.get(osd, 0)
             dev = "DB device" if th == "db" else "disk"
-            s.what = (f"{dev} cache flush (fdatasync): makes the data durable before the "
-                      "RocksDB commit" if n == 0 else
-                      f"{dev} cache flush (fdatasync): makes the RocksDB WAL durable" if n == 1 else
-                      f"{dev} cache flush (fdatasync): makes BlueFS's log (the WAL's new size) durable")
+            what = ("the data durable before the RocksDB commit" if n == 0 else
+                    "the RocksDB WAL durable" if n == 1 else
+                    "BlueFS's log (the WAL's new size) durable")
+            if flushed is None or s.resource in flushed:
+                s.what = f"{dev} cache flush (fdatasync): makes {what}"
+            else:  # PLP flash or an HDD with its cache off: no FLUSH command is sent
+                s.what = (f"fdatasync on the {dev}: makes {what} (no volatile cache: the "
+                          "system call only, no flush is sent)")
         elif s.kind == "write":
             if osd in osd_seen_kv or write_mode == "deferred":
                 kv_writes[osd] = n = kv_writes.get(osd, 0) + 1
@@ -575,8 +582,14 @@ def explain(path: str | Path, overrides: Sequence[str] | None = None, which: str
     groups.insert(1, ("network", "messages on the wire"))
     is_write = bool(a["is_write"][i])
     rel = [(sp[0], sp[1], sp[2] - submit, sp[3] - submit, sp[4] - submit, sp[5]) for sp in spans]
+    # a device's own name and, for one shared by a host's OSDs, the per-OSD name it is shown as
+    cache_flushed = set()
+    for osd in res.cluster.osds.values():
+        for dev, role in ((osd.disk, "disk"), (osd.db, "db" if osd.db is not osd.disk else "disk")):
+            if dev.barrier:
+                cache_flushed.update((dev.name, f"{osd.name}.{role}"))
     describe(steps, host_of, roles, sc.workload.bs, r.ceph.write_mode, is_write, handed_by(rel),
-             sc.workload.engine)
+             sc.workload.engine, cache_flushed)
     ex = Explanation(scenario=sc.name, path=str(path), seed=seed, which=which, seq=seq,
                      latency_ns=complete - submit, acc=acc, steps=steps,
                      spans=rel,
@@ -820,6 +833,8 @@ def story(ex: Explanation) -> str:
     disk_w = sum(s.cats[3] for s in st if s.kind == "write")
     disk_f = sum(s.cats[3] for s in st if s.kind == "flush")
     nflush = sum(1 for s in st if s.kind == "flush")
+    # a drive without a volatile cache (PLP; an HDD with its cache off) gets no FLUSH command
+    real_flush = any(s.kind == "flush" and "cache flush" in s.what for s in st) or not nflush
     replica = next((_net_ends(s.resource)[1] for s in rt2), None)
     replica = f"{replica} ({dict(ex.groups).get(replica, 'replica')})" if replica else None
     lines = [
@@ -828,8 +843,11 @@ def story(ex: Explanation) -> str:
         "is on stable storage. So the client sends the write to the primary OSD and waits for its reply",
         "(network round trip 1); the primary forwards it to the other replicas and waits for their",
         "replies (round trip 2, in parallel with its own commit); each copy commits through a disk",
-        "write and a cache flush; and every step in between is software: a hand-off to another thread",
-        "(a queue, perhaps a C-state wake-up) and CPU work at the core's clock.",
+        *(["write and a cache flush; and every step in between is software: a hand-off to another thread",
+           "(a queue, perhaps a C-state wake-up) and CPU work at the core's clock."] if real_flush else
+          ["write and an fdatasync (no volatile write cache, so no flush is sent); and",
+           "every step in between is software: a hand-off to another thread (a queue, perhaps a",
+           "C-state wake-up) and CPU work at the core's clock."]),
         "For this op, along its critical path:",
         f"  round trip 1, client <-> primary, on the wire: {_us(sum(s.cats[0] for s in rt1))}",
     ]
@@ -843,9 +861,12 @@ def story(ex: Explanation) -> str:
              else "direct data write, then WAL")
     if ex.wal_log_sync:
         order += ", then BlueFS's log"
-    lines.append(
-        f"  disk: {_us(disk_w)} writing + {_us(disk_f)} in {nflush} flush{'es' * (nflush != 1)} "
-        f"({order})")
+    syncs = (f"{nflush} flush{'es' * (nflush != 1)}" if real_flush else
+             f"{nflush} fdatasync{'s' * (nflush != 1)} (no flush sent)")
+    disk_line = f"  disk: {_us(disk_w)} writing + {_us(disk_f)} in {syncs} ({order})"
+    if len(disk_line) > 100:  # the report stays within 100 columns
+        disk_line = f"  disk: {_us(disk_w)} writing + {_us(disk_f)} in {syncs}\n        ({order})"
+    lines.append(disk_line)
     lines += _software_lines(st, sum(s.cats[0] for s in net), disk_w + disk_f,
                              "busy threads, the PG lock, kv_sync batches")
     return "\n".join(lines) + "\n"

@@ -299,3 +299,17 @@ def test_pick_reaches_both_ends_of_the_distribution():
     for bad in ("p101", "p-1"):
         with pytest.raises(CephsimError, match="from p0"):
             pick(lat, seqs, bad)
+
+
+def test_a_flush_is_named_for_what_the_device_does_with_it(median) -> None:
+    """A PLP drive (wido-2019's PM983) is sent no FLUSH: its fdatasync is a system call, and
+    the story says so; a consumer SATA SSD's fdatasync is a real cache flush."""
+    plp = [s.what for s in median.steps if s.kind == "flush"]
+    assert plp and all("no flush is sent" in w and "cache flush" not in w for w in plp), plp
+    text = render(median)
+    assert "no flush is sent" in text and "1 fdatasync (no flush sent)" in text
+    consumer = explain(WIDO, ["run.ios=300", "hosts.0.osds.disk=generic-consumer-sata"],
+                       ablations=False)
+    flushes = [s.what for s in consumer.steps if s.kind == "flush"]
+    assert flushes and all(w.startswith("disk cache flush (fdatasync)") for w in flushes), flushes
+    assert "write and a cache flush" in render(consumer)
