@@ -59,7 +59,8 @@ def _run_one(ios: int, iodepth: int, clients: int) -> dict[str, Any]:
         res = run_scenario(sc, scenario_path=p)
     done = res.records.count() + sc.run.ramp_ios
     return {
-        "scenario": sc.name, "ios": done, "iodepth": iodepth, "jobs": clients,
+        "scenario": sc.name, "ios": done, "ramp_ios": sc.run.ramp_ios, "iodepth": iodepth,
+        "jobs": clients,
         "build": compiled_build(),
         "wall_s": round(res.wall_s, 4),
         "ios_per_s": round(done / res.wall_s, 1),
@@ -99,7 +100,8 @@ def bench_text(r: dict[str, Any]) -> str:
 
 def _bench_text(r: dict[str, Any]) -> str:
     return (
-        f"cephsim bench: {r['scenario']}, {r['ios']} simulated 4 KiB writes, size 3, "
+        f"cephsim bench: {r['scenario']}, {r['ios']} simulated 4 KiB writes ({r['ramp_ios']} of "
+        f"them warm-up), size 3, "
         f"iodepth {r['iodepth']} x {r['jobs']} job(s); {r['build']} build\n"
         f"  simulated writes per wall second   {r['ios_per_s']:>12,.0f}\n"
         f"  model steps per wall second        {r['model_steps_per_s']:>12,.0f}"

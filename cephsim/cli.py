@@ -20,6 +20,22 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
                   help="cephsim: discrete-event simulator of Ceph replicated write latency.")
 
 
+def _version(value: bool) -> None:
+    if value:
+        from cephsim import __version__
+        from cephsim.bench import compiled_build
+
+        typer.echo(f"cephsim {__version__}, {compiled_build()} build")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
+          ) -> None:
+    """cephsim: discrete-event simulator of Ceph replicated write latency."""
+
+
 class Format(str, Enum):
     text = "text"
     json = "json"
@@ -100,6 +116,10 @@ def validate(scenario: ScenarioArg, set_: SetOpt = None) -> None:
         points = grid(axes) if axes else []
         if points:
             validate_points(scenario, points, axes, extra=set_ or [])
+        from cephsim.runner import config_warnings
+
+        for w in config_warnings(r):
+            typer.echo(f"warning: {w}", err=True)
         typer.echo(f"{scenario}: ok ({len(r.hosts)} hosts, {osds} OSDs, pool size "
                    f"{sc.pool.size}, {sc.ceph.release}, {r.ceph.write_mode} writes"
                    + (f"; sweep block: all {len(points)} points valid" if points else "") + ")")

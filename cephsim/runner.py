@@ -366,6 +366,13 @@ def _warnings(rec: Recorder, r: Resolved) -> list[str]:
     n = rec.count()
     if n and n < 10_000:
         w.append(f"only {n} I/Os measured: p99.9 and beyond rest on fewer than 10 samples")
+    return w + config_warnings(r)
+
+
+def config_warnings(r: Resolved) -> list[str]:
+    """What the scenario itself gets a warning for (``cephsim validate`` prints these too):
+    fields its topology ignores, a profile fitted for another release, a mesh's ports."""
+    w = []
     topo = r.scenario.network.topology
     unused = {"mesh": ("switch", "spine", "spines", "hosts_per_leaf", "spine_tuning"),
               "switch": ("mesh_mode", "spine", "spines", "hosts_per_leaf", "spine_tuning"),

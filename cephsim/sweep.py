@@ -420,7 +420,7 @@ class SweepResult:
         fixed = [a for a in self.axes if a not in vary]
         big = max((pr.stat("p999_us")[0] for pr in self.points), default=0.0)
         scale, unit = (1e3, "ms") if big >= 10_000 else (1.0, "us")
-        t = Table(title=f"{self.scenario}: {len(self.points)} points x {k} seed{'s' * (k > 1)} "
+        t = Table(title=f"{self.scenario}: {len(self.points)} point{'s' * (len(self.points) != 1)} x {k} seed{'s' * (k > 1)} "
                         f"({self.direction})", title_justify="left", box=box.SIMPLE_HEAD,
                   pad_edge=False, padding=(0, 1))
         for a in vary:
@@ -492,7 +492,8 @@ def run_sweep(path: str | Path, cli_axes: Iterable[str] = (), *, seeds: int | No
     axes, points, seed_list, scenarios = plan(path, cli_axes, seeds, seed)
     tasks = [Task(str(path), tuple(pt.overrides), s) for pt in points for s in seed_list]
     res = execute(tasks, jobs=jobs, executor=executor, scheduler=scheduler, quiet=quiet,
-                  what=f"sweep: {len(points)} points x {len(seed_list)} seeds")
+                  what=f"sweep: {len(points)} point{'s' * (len(points) != 1)} x {len(seed_list)} "
+                       f"seed{'s' * (len(seed_list) != 1)}")
     k = len(seed_list)
     out = SweepResult(scenario=scenarios[0].name, path=str(path), axes=axes, seeds=seed_list)
     for i, pt in enumerate(points):

@@ -378,3 +378,17 @@ def test_whatif_without_a_change_is_a_clear_error(run_cli):
     assert r.exit_code == 2
     assert "needs at least one --set change" in r.stderr
     assert "Traceback" not in r.stderr + r.stdout
+
+
+def test_validate_prints_the_scenario_warnings_run_would(run_cli):
+    r = run_cli("validate", Path(__file__).resolve().parents[1] / "scenarios" / "quickstart.yaml",
+                "--set", "network.topology.spines=2")
+    assert r.exit_code == 0, r.output
+    assert "warning: network.topology.spines: not used by kind switch" in r.stderr
+
+
+def test_version(run_cli):
+    from cephsim import __version__
+
+    r = run_cli("--version")
+    assert r.exit_code == 0 and r.stdout.startswith(f"cephsim {__version__}, ")

@@ -241,7 +241,7 @@ def netfit_text(fits: list[LineFit], warn: list[str]) -> str:
                      + (f" (+/- {f.fixed_se / 1e3:.3f})" if f.fixed_se is not None else "")
                      + f" + {f.per_byte_ns:.4f} ns/B"
                      + (f" (+/- {f.per_byte_se:.4f})" if f.per_byte_se is not None else "")
-                     + f"  [{len(f.points)} points; +/- = 1 s.e. of the least-squares line"
+                     + f"  [{len(f.points)} point{'s' * (len(f.points) != 1)}; +/- = 1 s.e. of the least-squares line"
                      + ("" if f.fixed_se is not None else "; 2 points: exact line, no error estimate") + "]")
         for p in sorted(f.points, key=lambda p: p.size):
             model = f.fixed_ns + f.per_byte_ns * p.size

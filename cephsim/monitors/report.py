@@ -157,17 +157,23 @@ class Recorder:
 def text_report(r: MonitorReport) -> str:
     def f(x, fmt="{:.2f}"):
         return "-" if x is None else fmt.format(x)
+
+    def s_(x):  # seconds, or a bare dash (not "- s") when there is no value
+        return "-" if x is None else f"{x:.2f} s"
+
+    def col(x):
+        return f"{'-' if x is None else f'{x:.2f}s':>8}"
     lines = [
         f"monitor cluster: {r.state.upper()}" + (f"  ({'; '.join(r.reasons)})" if r.reasons else ""),
         f"  simulated            {r.duration_s:.0f} s",
         f"  quorum availability  {r.quorum_availability:.3f}",
         f"  elections            {r.elections} ({r.elections_per_hour:.1f}/h)",
-        f"  first quorum after   {f(r.time_to_first_quorum_s)} s; median re-form {f(r.median_time_to_reform_s)} s",
+        f"  first quorum after   {s_(r.time_to_first_quorum_s)}; median re-form {s_(r.median_time_to_reform_s)}",
         "  commands             success  mean     p50      p99",
     ]
     for n, c in r.commands.items():
-        lines.append(f"    {n:<19}{c.success_rate:>6.0%}  {f(c.latency_mean_s):>7}s {f(c.latency_p50_s):>7}s "
-                     f"{f(c.latency_p99_s):>7}s  (n={c.attempts})")
+        lines.append(f"    {n:<19}{c.success_rate:>6.0%}  {col(c.latency_mean_s)} {col(c.latency_p50_s)} "
+                     f"{col(c.latency_p99_s)}  (n={c.attempts})")
     lines.append(f"  first timer tripped  {r.first_timer_tripped or 'none'}")
     if r.timer_trips:
         lines.append("  timer trips          " + ", ".join(f"{k}={v}" for k, v in sorted(r.timer_trips.items())))
