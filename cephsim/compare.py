@@ -285,6 +285,13 @@ def compare_fio(simulated: str | Path, measured: str | Path,
     if not b.name.endswith("(cephsim)") and not b.name.endswith("(B)"):
         b.name = f"{b.name} (measured)"
     c = Comparison([a, b], kind="fio")
+    for side in (a, b):
+        missing = [label for key, label in (("mean_us", "mean"), ("p50_us", "p50"),
+                                            ("p99_us", "p99"), ("p999_us", "p99.9"))
+                   if side.values[key][0] is None]
+        if missing:  # shown as '-': say why rather than leave a blank
+            c.notes.append(f"{side.source} gives no {', '.join(missing)} for {d}s: the file may be "
+                           "cut short, or fio ran with a percentile_list without them")
     c.notes.append(f"{d} direction; mean = fio lat avg; percentiles as each file reports them "
                    "(clat by default); ± on means = 95% interval from fio's mean, stddev and N "
                    "(ops treated as independent: optimistic); none on IOPS and percentiles")
