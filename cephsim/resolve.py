@@ -21,15 +21,20 @@ from cephsim.errors import CephsimError
 from cephsim.scenario.schema import CPUTuning, Netem, Scenario, TcpSettings
 from cephsim.software import ReleaseCosts, release_costs
 
-#: (op shards, threads per shard) for SSD and HDD (ceph-internals.md §3.1) ...
+#: (op shards, threads per shard) for SSD and HDD: osd_op_num_shards_{ssd,hdd} and
+#: osd_op_num_threads_per_shard_{ssd,hdd} (src/common/options/osd.yaml.in; read by
+#: OSD::get_num_op_shards / get_num_op_threads in src/osd/OSD.cc) ...
 OP_SHARDS = {"ssd": (8, 2), "hdd": (5, 1)}
 #: ... and where a release changed them: HDD OSDs run one op shard of five threads
 #: from ceph/ceph PR #58509 (main, July 2024, so Tentacle; the Squid backport, PR #59973,
 #: was still open in Jan 2025)
 OP_SHARDS_BY_RELEASE = {("tentacle", "hdd"): (1, 5)}
-#: bluestore_prefer_deferred_size_hdd by release (§3.2)
+#: bluestore_prefer_deferred_size_hdd by release (the option's default in each release's
+#: tree: src/common/options.cc, later src/common/options/global.yaml.in); 64 KiB from pacific on
+#: (ceph/ceph PR #33434)
 PREFER_DEFERRED_HDD = {"luminous": 32768, "mimic": 32768, "nautilus": 32768, "octopus": 32768}
-#: bluestore_min_alloc_size_hdd by release (§3.2); 4 KiB from pacific on
+#: bluestore_min_alloc_size_hdd by release (same option files; kept at 64 KiB for Octopus
+#: by ceph/ceph PR #32809); 4 KiB from pacific on
 MIN_ALLOC_HDD = {"luminous": 65536, "mimic": 65536, "nautilus": 65536, "octopus": 65536}
 #: threads librbd's I/O dispatch runs on, by release: the tp_librbd op work queue
 #: (rbd_op_threads = 1) until Octopus.  From Pacific the I/O path is posted to librados's
@@ -64,7 +69,7 @@ WAL_ENVELOPE = {"tentacle"}
 #: after Mimic 13.2.0).  One thread per OSD: at high load a bottleneck of its own.
 COMMIT_FINISHER = {"luminous", "mimic"}
 #: releases whose bluestore_min_alloc_size_ssd is 16 KiB in every point release (4 KiB
-#: from 14.2.8 and Octopus, ceph-internals.md §3.2): a 4 KiB overwrite is a deferred
+#: from 14.2.8 and Octopus, ceph/ceph PR #30698): a 4 KiB overwrite is a deferred
 #: small write there
 MIN_ALLOC_SSD_16K = {"luminous", "mimic"}
 
@@ -228,7 +233,12 @@ def resolve_cpu(cpu: CPUModel, sockets: int, cstate_id: str | None, tuning: CPUT
 
 
 def write_mode(release: str, media: str, bs: int, version: str | None = None) -> str:
-    """BlueStore's choice for an aligned overwrite of ``bs`` bytes (ceph-internals.md §2.2)."""
+    """BlueStore's choice for an aligned overwrite of ``bs`` bytes.
+
+    As decided in ``src/os/bluestore/BlueStore.cc``: ``_do_write_data`` (small vs big
+    write), ``_do_write_small``, ``BigDeferredWriteContext::can_defer`` and
+    ``_do_alloc_write`` (deferred below ``bluestore_prefer_deferred_size``).
+    """
     if media == "hdd":
         prefer = PREFER_DEFERRED_HDD.get(release, 65536)
         mas = MIN_ALLOC_HDD.get(release, 4096)

@@ -1,10 +1,16 @@
 """The replicated write (and read) protocol, as readable kernel processes.
 
 This module tells the story of one client I/O, thread by thread, following
-ceph-internals.md §1.2.  Each ``yield t`` hands control back to the kernel
-until time ``t``; each ``thread.run(...)`` is a hand-off to a (possibly
-sleeping) thread, which may pay a C-state wake-up; each ``disk.*`` and
-``path.transfer`` is a device I/O or a network message.
+Ceph's code: librbd and the Objecter (``src/osdc/Objecter.cc``), the messenger
+(``src/msg/async/ProtocolV2.cc``), the OSD's fast dispatch and sharded op queue
+(``OSD::ms_fast_dispatch``, ``OSD::ShardedOpWQ`` in ``src/osd/OSD.cc``), the PG
+(``src/osd/PrimaryLogPG.cc``, ``src/osd/ReplicatedBackend.cc``) and BlueStore's
+transaction state machine and kv threads (``BlueStore::_txc_state_proc``,
+``_kv_sync_thread``, ``_kv_finalize_thread`` in ``src/os/bluestore/BlueStore.cc``).
+Each ``yield t`` hands control back to the kernel until time ``t``; each
+``thread.run(...)`` is a hand-off to a (possibly sleeping) thread, which may
+pay a C-state wake-up; each ``disk.*`` and ``path.transfer`` is a device I/O
+or a network message.
 
 Every step adds its time to the op's accumulator ``acc = [network, cpu, wake,
 disk, queue]`` (ns).  Where the path forks (replicas in parallel with the
@@ -35,14 +41,16 @@ Concurrency (what serialises or batches work when many ops are in flight):
   DB device only) when deferred writes have completed since the last cycle.
 - BlueStore throttles (``bluestore_throttle_bytes`` 64 MiB, deferred
   ``+128 MiB``; each txc costs its bytes plus ``bluestore_throttle_cost_per_io``
-  4000 SSD / 670000 HDD, ceph-internals.md §2.7): a txc that does not fit waits
+  4000 SSD / 670000 HDD; ``src/common/options/global.yaml.in``, BlueStoreThrottle
+  in ``src/os/bluestore/BlueStore.h``): a txc that does not fit waits
   in queue_transactions until kv_sync releases the kv throttle (after applying a
   batch, before its sync) or deferred writes complete.  64 MiB / 8 KiB per SSD
   txc is ~8000 txcs: never binding at qd 1; on HDD ~100 (kv) / ~300 (deferred)
   txcs per OSD.  Simplification: the waiting txc does not hold its shard thread.
 - Deferred writes (HDD; Nautilus <14.2.8 SSD) are applied later in batches of
   ``bluestore_deferred_batch_ops`` (64 HDD / 16 SSD) or when the deferred
-  throttle is past its midpoint (§2.6); they release the deferred throttle
+  throttle is past its midpoint (``BlueStore::_deferred_queue`` /
+  ``deferred_try_submit``); they release the deferred throttle
   when their device writes complete.
 - RocksDB background writes: each committed txc also puts ``KV_TXC_BYTES`` of
   metadata into RocksDB, rewritten ``ROCKSDB_WRITE_AMP`` times by memtable
@@ -73,7 +81,7 @@ OSDOP_HDR = 300
 REPOP_HDR = 600
 REPLY_BYTES = 250
 
-# BlueStore throttles (ceph-internals.md §2.7 / §3.2, all releases)
+# BlueStore throttles: option defaults in src/common/options/global.yaml.in (all releases)
 THROTTLE_BYTES = 64 * 1024**2            #: bluestore_throttle_bytes
 THROTTLE_DEFERRED_BYTES = 128 * 1024**2  #: bluestore_throttle_deferred_bytes
 COST_PER_IO = {"ssd": 4000, "hdd": 670000}  #: bluestore_throttle_cost_per_io_{ssd,hdd}
@@ -414,7 +422,8 @@ class Protocol:
                 t = kv.run(start, (self.cost["osd.kv_sync"] * 0.5 + apply) * self.jitter.draw(), cyc)
             if k.must_yield(t):
                 yield t
-            self._release_kv(osd, batch, t)  # after the applies, before the sync (§2.3 step 4)
+            # after the applies, before the sync (as BlueStore::_kv_sync_thread does)
+            self._release_kv(osd, batch, t)
             data = sum(b[3] for b in batch) if self.deferred else 0  # deferred data rides in the WAL
             # the WAL record is the batch's RocksDB WriteBatch: every txc's keys and values
             # (KV_TXC_BYTES), the same bytes the memtable later flushes (RocksDB wiki,
@@ -528,7 +537,8 @@ class Protocol:
         """Deferred writes reach their final place later, in batches, off the latency path.
 
         Submitted when ``bluestore_deferred_batch_ops`` are queued or the deferred
-        throttle is past its midpoint (ceph-internals.md §2.6); the deferred throttle
+        throttle is past its midpoint (``BlueStore::_deferred_queue`` / ``deferred_try_submit``
+        in ``src/os/bluestore/BlueStore.cc``); the deferred throttle
         is released when the batch's writes have completed.
         """
         osd.deferred_queued += 1

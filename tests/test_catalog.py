@@ -77,7 +77,9 @@ def test_cpu_cstates_and_router_cpus_resolve():
             assert sw.cpu in CAT.cpus, id_
 
 
-def test_covers_components_yaml_cpu_clocks():
+def test_covers_published_cpu_clocks():
+    # SKUs with published core counts and base/boost clocks (vendor spec tables; each
+    # entry's sources in cephsim/catalog/data/cpus.yaml name the page)
     expected = {
         "epyc-7543p", "epyc-7313p", "epyc-9124", "epyc-7351p",
         "epyc-7763", "epyc-7713", "epyc-75f3", "epyc-7443", "epyc-7343",
@@ -90,7 +92,9 @@ def test_covers_components_yaml_cpu_clocks():
 
 
 def test_covers_published_setups_without_figures():
-    """Hardware of the published setups listed under 'Gaps' in measurements.md."""
+    """Hardware of published setups whose results are not used: boniface.me 'Ceph tuning
+    adventures', the Proxmox VE Ceph benchmark 2020, https://hugo.ainoniwa.net/p/2025-09-23
+    (Proxmox 8.3, Ceph 19.2.1) and technologiehub.at (2.5GbE)."""
     need = {
         # boniface.me 'Ceph tuning adventures' part 2: Dell R430, E5-2683 v4,
         # 2x DC S3700 + Optane P4801X DB/WAL, 2x10GbE LACP
@@ -111,7 +115,7 @@ def test_covers_published_setups_without_figures():
 
 def test_covers_disk_classes_and_measured_drives():
     expected = {
-        # components.md section 3 classes
+        # class defaults for 4 KiB sync writes (estimates set from the measured drives below)
         "generic-enterprise-nvme-plp", "generic-enterprise-sata-plp", "generic-consumer-sata",
         "generic-consumer-nvme", "generic-hdd-7200",
         # measured drives

@@ -48,7 +48,7 @@ class OSD:
     kv_need_flush: bool = False
     deferred_queued: int = 0
     deferred_bytes: int = 0  #: throttle cost of the deferred writes queued, not yet applied
-    throttle_kv: int = 0  #: bluestore_throttle_bytes in use (txc costs, ceph-internals.md §2.7)
+    throttle_kv: int = 0  #: bluestore_throttle_bytes in use, txc costs (BlueStoreThrottle)
     throttle_deferred: int = 0  #: the deferred throttle in use
     throttle_waiters: list = field(default_factory=list)
     throttled: int = 0  #: txcs that had to wait for a throttle

@@ -40,7 +40,8 @@
   the flush of *one* dirty 4 KiB write (the single-job sync-write figure); each
   further dirty unit adds the drive's ``flush_per_dirty_unit`` (fitted per drive
   by replaying its measured job sweep, ``cephsim.calibrate.flushfit``).  That
-  reproduces the sweeps of components.md §3: consumer drives saturate early
+  reproduces the job sweeps of https://github.com/TheJJ/ceph-diskbench (4 KiB
+  fdatasync writes, 1..N fio jobs per drive): consumer drives saturate early
   and at low totals (total sync IOPS -> 1 / flush_per_dirty_unit), whereas PLP
   drives (write-through cache, flush ~ a syscall) scale with parallelism.
   Background writes that dirty the cache without being on an op's path

@@ -2,7 +2,7 @@
 
 Time is integer nanoseconds.
 
-Models (``src/msg/async/ProtocolV2.cc``, ``AsyncConnection.cc``; reference §4.4):
+Models (``src/msg/async/ProtocolV2.cc``, ``AsyncConnection.cc``):
 
 * A connection needs ``handshake_round_trips`` (6 for Quincy+ msgr2.1, 5 for N-P) small
   request/response exchanges before it is READY: TCP handshake, banner+HELLO,

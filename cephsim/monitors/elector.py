@@ -1,4 +1,4 @@
-"""Monitor elections: ``src/mon/Elector.cc`` + ``src/mon/ElectionLogic.cc`` (reference §4.2).
+"""Monitor elections: ``src/mon/Elector.cc`` + ``src/mon/ElectionLogic.cc``.
 
 Time is integer nanoseconds.  Mixed into :class:`cephsim.monitors.model.Monitor`.
 

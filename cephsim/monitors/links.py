@@ -118,7 +118,7 @@ class MonNetwork:
                 distribution: str = "uniform") -> MonNetwork:
         """Same netem on every mon<->mon direction.
 
-        ``client_to_mon_delay_ns``: ``None`` (default, the seed-004 set-up of §4.6: the CLI /
+        ``client_to_mon_delay_ns``: ``None`` (default, the seed-004 set-up: the CLI /
         rbd host sits next to the first monitor, so that mon is unshaped while the others are
         behind ``one_way_delay_ns``); an int (same delay to every mon) or a per-mon dict.
         """

@@ -1,4 +1,4 @@
-"""Monitor cluster as a SimPy discrete-event model (reference ceph-internals.md §4).
+"""Monitor cluster as a SimPy discrete-event model of Ceph's ``src/mon`` code.
 
 Time is **integer nanoseconds** (``env.now``).  All randomness comes from the
 ``numpy.random.Generator`` built from the ``seed`` argument (no global RNG).

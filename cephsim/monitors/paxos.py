@@ -1,4 +1,4 @@
-"""Monitor Paxos: ``src/mon/Paxos.cc`` (reference §4.3).  Mixed into ``Monitor``.
+"""Monitor Paxos: ``src/mon/Paxos.cc``.  Mixed into ``Monitor``.
 
 Time is integer nanoseconds.  Values are represented by their encoded size (bytes) plus the
 client writes they carry; what matters for timing is how long a value takes to cross a TCP
@@ -24,8 +24,9 @@ LEASE only after the commit, behind a COMMIT that carries the value again
 (``commit_finish``).  So the peon's chain -- time since its last LEASE + BEGIN transfer +
 ACCEPT + COMMIT transfer -- is longer than the leader's accept chain (BEGIN -> all ACCEPTs)
 under the same 10 s budget, and with values of about 3 RTTs (3200 ms RTT) the peon lease
-timeout trips while the accept timeout does not.  (ceph-internals.md §4.6 names the accept
-timeout for 3200 ms; that is the second timer to go, for values of >= 4 RTTs.)
+timeout trips while the accept timeout does not.  (Counting round trips against the timers
+points at the accept timeout for 3200 ms; it is the second timer to go, for values of >= 4
+RTTs.)
 
 Simplified: proposal numbers are a counter (the leader's pn always wins); a peon whose
 ``last_committed`` lags is brought up to date by the leader during recovery (share_state,

@@ -2,8 +2,10 @@
 
 Durations are unit strings (``"5s"``, ``"160ms"``) parsed with
 :func:`cephsim.units.parse_duration_ns`; sizes are ``"30KiB"`` strings parsed with
-:func:`cephsim.units.parse_size_bytes`.  Defaults are Ceph's (``src/common/options/mon.yaml.in``,
-``global.yaml.in``; reference ceph-internals.md §3.3/§3.4) unless a description says otherwise.
+:func:`cephsim.units.parse_size_bytes`.  Defaults are Ceph's option defaults
+(``src/common/options/mon.yaml.in``, ``global.yaml.in``; ``client_mount_timeout`` in
+``mds-client.yaml.in``; the kernel client's in the Linux tree, ``include/linux/ceph/libceph.h``)
+unless a description says otherwise.
 """
 
 from __future__ import annotations
@@ -67,7 +69,7 @@ class _M(BaseModel):
 
 
 class TimerOptions(_M):
-    """Ceph options that bound multi-round-trip chains (reference §4.5)."""
+    """Ceph options that bound multi-round-trip chains (``src/common/options/mon.yaml.in``, ``global.yaml.in``)."""
 
     mon_lease: Interval = Field("5s", description="mon_lease: lease length granted by the leader.")
     mon_lease_renew_interval_factor: float = Field(0.6, gt=0, lt=1, allow_inf_nan=False, description="mon_lease_renew_interval_factor: leader renews every factor x mon_lease (3 s).")

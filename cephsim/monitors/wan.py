@@ -11,10 +11,11 @@ in ``RunResult.warnings`` (the ``warning:`` lines of the text report and
   more could add a step that large, and :func:`window_warnings` reports those).
 * :func:`window_warnings` -- how long messages larger than the TCP window waited for ACKs
   (``network.tcp``; the wait per path is counted by the network model).
-* :func:`site_warnings` -- the stretch-mode rule of thumb (ceph.io "Stretch Clusters Part 2",
-  2025; measurements.yaml ``cephio-2025-stretch-guidance``): data sites within 10 ms RTT of
-  each other, the tie-breaker monitor within 100 ms RTT of the data sites; and, from the
-  placement, how many inter-site round trips a write pays (1 when the primary is at the
+* :func:`site_warnings` -- the stretch-mode rule of thumb (Daniel Parkes and Anthony D'Atri,
+  "Ceph Stretch Clusters Part 2", ceph.io, 2025,
+  https://ceph.io/en/news/blog/2025/stretch-cluuuuuuuuusters-part2/): data sites within
+  10 ms RTT of each other, the tie-breaker monitor within 100 ms RTT of the data sites; and,
+  from the placement, how many inter-site round trips a write pays (1 when the primary is at the
   client's site and a replica is across the link, 2 when the primary itself is remote).
 """
 
