@@ -22,26 +22,33 @@ def check_output_dir(path: str | Path, option: str = "--output") -> Path:
     Commands that compute for minutes call it (through :func:`check_outputs`) before
     they start, not only at the write.
     """
-    p = Path(path)
-    if p.is_dir():
-        raise CephsimError.single(f"{option} {p}: is a directory; give a file name")
-    if p.exists() and not p.is_file():
-        # a device, a pipe, /dev/stdout: a rename would replace the device node or the
-        # symlink itself (as root, /dev/stdout became a plain file)
+    given = Path(path)
+    if given.is_dir():
+        raise CephsimError.single(f"{option} {path}: is a directory; give a file name")
+    if given.exists() and not given.is_file():  # (both follow symlinks)
+        # a device, a pipe, /dev/stdout on a terminal or pipe: the rename would replace the
+        # device node or the link itself (as root, /dev/stdout became a plain file)
         raise CephsimError.single(
-            f"{option} {p}: is not a regular file; results are written to a new file that "
+            f"{option} {path}: is not a regular file; results are written to a new file that "
             f"replaces it whole (use '{option} -' or leave {option} out for stdout)")
+    p = _target(given)
     directory = p.parent if str(p.parent) else Path(".")
     if not directory.is_dir():
-        raise CephsimError.single(f"{option} {p}: output directory does not exist")
+        raise CephsimError.single(f"{option} {path}: output directory does not exist")
     try:  # can a file be created here (read-only mounts, /proc, /sys, permissions)?
         fd, probe = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".probe", dir=directory)
         os.close(fd)
         os.unlink(probe)
     except OSError as e:
-        raise CephsimError.single(f"{option} {p}: cannot create a file in {directory} "
+        raise CephsimError.single(f"{option} {path}: cannot create a file in {directory} "
                                   f"({e.strerror or e})") from None
     return directory
+
+
+def _target(p: Path) -> Path:
+    """The file a rename must replace: a symlink's target (``results.json`` -> ``runs/r.json``
+    stays a link; ``/dev/stdout`` redirected to a file replaces that file, not the link)."""
+    return p.resolve() if p.is_symlink() else p
 
 
 def check_outputs(outputs: dict[str, Path | None], inputs: Sequence[Path] = ()) -> None:
@@ -77,12 +84,12 @@ def file_mode() -> int:
 def atomic_path(path: str | Path, option: str = "--output", suffix: str = ".tmp") -> Iterator[str]:
     """A temporary file beside ``path`` to write to; it replaces ``path`` (with the mode a
     plain ``open`` would give) only if the block succeeds, and is removed otherwise."""
-    p = Path(path)
-    directory = check_output_dir(p, option)
+    directory = check_output_dir(path, option)
+    p = _target(Path(path))
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=suffix, dir=directory)
     except OSError as e:
-        raise CephsimError.single(f"{option} {p}: cannot create a file in {directory} "
+        raise CephsimError.single(f"{option} {path}: cannot create a file in {directory} "
                                   f"({e.strerror or e})") from None
     os.close(fd)
     try:
@@ -91,7 +98,7 @@ def atomic_path(path: str | Path, option: str = "--output", suffix: str = ".tmp"
         try:
             os.replace(tmp, p)
         except OSError as e:
-            raise CephsimError.single(f"{option} {p}: cannot replace it: {e.strerror or e}") from None
+            raise CephsimError.single(f"{option} {path}: cannot replace it: {e.strerror or e}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

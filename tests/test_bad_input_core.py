@@ -74,6 +74,17 @@ def test_output_where_no_file_can_be_created(run_cli):
     assert_short_error(r, "cannot create a file in /proc")
 
 
+def test_output_through_a_symlink_replaces_its_target(tmp_path, run_cli):
+    """The rename goes to the link's target: the link stays (and /dev/stdout redirected to a
+    file writes that file instead of replacing the /dev/stdout link)."""
+    (tmp_path / "runs").mkdir()
+    link = tmp_path / "latest.txt"
+    link.symlink_to("runs/r.txt")
+    r = run_cli("run", QS, "--set", "run.ios=200", "-q", "-o", link)
+    assert r.exit_code == 0, r.output
+    assert link.is_symlink() and "IOPS=" in (tmp_path / "runs" / "r.txt").read_text()
+
+
 def test_output_dash_is_stdout(tmp_path, run_cli, monkeypatch):
     monkeypatch.chdir(tmp_path)
     r = run_cli("run", QS, "--set", "run.ios=200", "-q", "-f", "json", "-o", "-")
