@@ -40,6 +40,9 @@ def test_rtt_6400_broken(seed):
     assert r.state == "broken", text_report(r)
     for cmd in ("health", "auth_get_or_create", "rbd_map"):
         assert r.commands[cmd].success_rate < 0.5
+    # a statistic with no successful command is a bare '-', never '- s' or '-s'
+    if any(c.latency_mean_s is None for c in r.commands.values()):
+        assert "- s" not in text_report(r) and "-s " not in text_report(r)
 
 
 def test_thresholds():

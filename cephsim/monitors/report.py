@@ -155,20 +155,18 @@ class Recorder:
 
 
 def text_report(r: MonitorReport) -> str:
-    def f(x, fmt="{:.2f}"):
-        return "-" if x is None else fmt.format(x)
+    def secs(x: float | None, unit: str = " s") -> str:  # a bare dash (not "- s") for none
+        return "-" if x is None else f"{x:.2f}{unit}"
 
-    def s_(x):  # seconds, or a bare dash (not "- s") when there is no value
-        return "-" if x is None else f"{x:.2f} s"
+    def col(x: float | None) -> str:
+        return f"{secs(x, 's'):>8}"
 
-    def col(x):
-        return f"{'-' if x is None else f'{x:.2f}s':>8}"
     lines = [
         f"monitor cluster: {r.state.upper()}" + (f"  ({'; '.join(r.reasons)})" if r.reasons else ""),
         f"  simulated            {r.duration_s:.0f} s",
         f"  quorum availability  {r.quorum_availability:.3f}",
         f"  elections            {r.elections} ({r.elections_per_hour:.1f}/h)",
-        f"  first quorum after   {s_(r.time_to_first_quorum_s)}; median re-form {s_(r.median_time_to_reform_s)}",
+        f"  first quorum after   {secs(r.time_to_first_quorum_s)}; median re-form {secs(r.median_time_to_reform_s)}",
         "  commands             success  mean     p50      p99",
     ]
     for n, c in r.commands.items():
