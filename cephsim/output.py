@@ -22,6 +22,16 @@ def check_output_dir(path: str | Path, option: str = "--output") -> Path:
     Commands that compute for minutes call it (through :func:`check_outputs`) before
     they start, not only at the write.
     """
+    p, directory = _where(path, option)
+    fd, probe = _temp_file(path, option, p, directory, ".probe")
+    os.close(fd)
+    os.unlink(probe)
+    return directory
+
+
+def _where(path: str | Path, option: str) -> tuple[Path, Path]:
+    """The file a rename will replace and its directory, after the checks that need no
+    write: ``path`` is not a directory, not a device or pipe, and its directory exists."""
     given = Path(path)
     if given.is_dir():
         raise CephsimError.single(f"{option} {path}: is a directory; give a file name")
@@ -35,14 +45,17 @@ def check_output_dir(path: str | Path, option: str = "--output") -> Path:
     directory = p.parent if str(p.parent) else Path(".")
     if not directory.is_dir():
         raise CephsimError.single(f"{option} {path}: output directory does not exist")
-    try:  # can a file be created here (read-only mounts, /proc, /sys, permissions)?
-        fd, probe = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".probe", dir=directory)
-        os.close(fd)
-        os.unlink(probe)
+    return p, directory
+
+
+def _temp_file(path: str | Path, option: str, p: Path, directory: Path,
+               suffix: str) -> tuple[int, str]:
+    """A new file beside ``p`` (read-only mounts, /proc, /sys and permissions refuse it)."""
+    try:
+        return tempfile.mkstemp(prefix=f".{p.name}.", suffix=suffix, dir=directory)
     except OSError as e:
         raise CephsimError.single(f"{option} {path}: cannot create a file in {directory} "
                                   f"({e.strerror or e})") from None
-    return directory
 
 
 def _target(p: Path) -> Path:
@@ -84,13 +97,8 @@ def file_mode() -> int:
 def atomic_path(path: str | Path, option: str = "--output", suffix: str = ".tmp") -> Iterator[str]:
     """A temporary file beside ``path`` to write to; it replaces ``path`` (with the mode a
     plain ``open`` would give) only if the block succeeds, and is removed otherwise."""
-    directory = check_output_dir(path, option)
-    p = _target(Path(path))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=suffix, dir=directory)
-    except OSError as e:
-        raise CephsimError.single(f"{option} {path}: cannot create a file in {directory} "
-                                  f"({e.strerror or e})") from None
+    p, directory = _where(path, option)
+    fd, tmp = _temp_file(path, option, p, directory, suffix)  # (creating it is the probe)
     os.close(fd)
     try:
         yield tmp
