@@ -81,6 +81,9 @@ class Explanation:
     read_cache_hit: float = 0.0  #: P(a read is served from the primary's buffer cache)
     pool_size: int = 3
     is_write: bool = True  #: the traced op is a write (else a read)
+    #: devices (as the steps name them) whose fdatasync sends FLUSH CACHE: a volatile
+    #: cache; a PLP drive or an HDD with its cache off gets none (None: every device)
+    cache_flushed: set[str] | None = None
     ablation: list[dict[str, Any]] = field(default_factory=list)
     baseline_mean_us: float = 0.0
     baseline_p99_us: float = 0.0
@@ -344,8 +347,6 @@ def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
     that queue on one shard thread: a replica's reply (handed over by a msgr-worker)
     from the local commit callback (handed over by kv_final)."""
     came_from = came_from or {}
-    #: devices whose fdatasync sends FLUSH CACHE (volatile cache); None: all of them
-    flushed = cache_flushed
     seen_app = False
     seen_net = False  #: the op has left the client (later app work is the completion)
     seen_primary_shard = False
@@ -387,7 +388,7 @@ def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
             what = ("the data durable before the RocksDB commit" if n == 0 else
                     "the RocksDB WAL durable" if n == 1 else
                     "BlueFS's log (the WAL's new size) durable")
-            if flushed is None or s.resource in flushed:
+            if cache_flushed is None or s.resource in cache_flushed:
                 s.what = f"{dev} cache flush (fdatasync): makes {what}"
             else:  # PLP flash or an HDD with its cache off: no FLUSH command is sent
                 s.what = (f"fdatasync on the {dev}: makes {what} (no volatile cache: the "
@@ -597,7 +598,7 @@ def explain(path: str | Path, overrides: Sequence[str] | None = None, which: str
                      mean_acc_sum=[int(x) for x in a["acc"][mask].sum(axis=0)],
                      mean_lat_sum=int(lat_all[mask].sum()), write_mode=r.ceph.write_mode,
                      wal_log_sync=r.ceph.wal_log_sync, read_cache_hit=r.ceph.read_cache_hit,
-                     pool_size=sc.pool.size, is_write=is_write)
+                     pool_size=sc.pool.size, is_write=is_write, cache_flushed=cache_flushed)
     ex.baseline_mean_us = ex.mean_lat_sum / ex.mean_n / 1e3
     ex.latencies_ns = lat_all[mask]
     from cephsim.report.summary import job_stats
@@ -834,7 +835,9 @@ def story(ex: Explanation) -> str:
     disk_f = sum(s.cats[3] for s in st if s.kind == "flush")
     nflush = sum(1 for s in st if s.kind == "flush")
     # a drive without a volatile cache (PLP; an HDD with its cache off) gets no FLUSH command
-    real_flush = any(s.kind == "flush" and "cache flush" in s.what for s in st) or not nflush
+    real_flush = not nflush or any(s.kind == "flush" and (ex.cache_flushed is None
+                                                          or s.resource in ex.cache_flushed)
+                                   for s in st)
     replica = next((_net_ends(s.resource)[1] for s in rt2), None)
     replica = f"{replica} ({dict(ex.groups).get(replica, 'replica')})" if replica else None
     lines = [
