@@ -190,8 +190,8 @@ def format_duration(ns: float) -> str:
 
 
 def format_span(ns: int) -> str:
-    """Exact display for limits in error messages, in the largest unit the value reaches
-    ('2h', '5min', '-5s', '1.5us'); unlike :func:`format_duration` it does not round."""
+    """A duration for error messages, in the largest unit it reaches ('2h', '5min', '-5s',
+    '1.5us') with up to six significant digits (:func:`format_duration` keeps four, fio's way)."""
     for unit, f in (("h", 3600 * 10**9), ("min", 60 * 10**9), ("s", 10**9), ("ms", 10**6),
                     ("us", 10**3)):
         if abs(ns) >= f:
