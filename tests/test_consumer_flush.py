@@ -98,6 +98,9 @@ def test_cli_fits_a_sweep_file(tmp_path: Path) -> None:
     ('source: "x"\ndrives:\n  intel-545: {iops: {0: 100}}\n', ":3:", "each point"),
     ('source: "x"\ndrives:\n  intel-545: {iops: {1: 100}, colour: red}\n', ":3:", "unknown key"),
     ('drives:\n  intel-545: {iops: {1: 100}}\n', "s.yaml", "source"),
+    ('source: "x"\nmethd: fio\ndrives:\n  intel-545: {iops: {1: 100}}\n', ":2:",
+     "methd: unknown key in a sweep file; did you mean 'method'?"),
+    ('source: "x"\ndrives:\n  intel-545: {IOPS: {1: 100}}\n', ":3:", "did you mean 'iops'?"),
 ])
 def test_cli_rejects_bad_sweep_files(tmp_path: Path, text: str, where: str, what: str) -> None:
     f = tmp_path / "s.yaml"

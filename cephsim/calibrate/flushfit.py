@@ -137,10 +137,12 @@ def load_sweeps(path: str | Path) -> tuple[str, dict[str, tuple[dict[int, float]
         if model.plp or model.media != "flash":
             bad("not a flash drive without PLP: its flush has no per-unit cost to fit", "drives", disk)
             continue
+        if isinstance(entry, dict):  # first: a misspelt 'iops' gets its 'did you mean'
+            problems += unknown_keys(entry, ("iops", "note"), "a drive", str(p), data, "drives",
+                                     disk)
         if not isinstance(entry, dict) or not isinstance(entry.get("iops"), dict):
             bad("give iops: {jobs: total IOPS, ...}", "drives", disk)
             continue
-        problems += unknown_keys(entry, ("iops", "note"), "a drive", str(p), data, "drives", disk)
         pts: dict[int, float] = {}
         before = len(problems)
         for n, v in entry["iops"].items():
