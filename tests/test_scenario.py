@@ -148,7 +148,7 @@ def test_max_cstate_by_index_and_name(tmp_path):
 
 
 @pytest.mark.parametrize(("sets", "msg"), [
-    (["ceph.version=16.2.11"], "16.2.11 is not a reef (18.x) point release (16.x is pacific)"),
+    (["ceph.version=16.2.11"], "16.2.11 is not a point release of reef (18.x; 16.x is pacific)"),
     (["ceph.release=tentacle", "ceph.version=21.1.0"], "no modelled release is 21.x"),
 ])
 def test_version_must_belong_to_the_release(sets, msg):
@@ -167,14 +167,14 @@ def test_version_of_another_release_fails_the_cli_at_its_line(run_cli):
     r = run_cli("validate", path, "--set", "ceph.release=reef")
     assert r.exit_code == 2
     assert f"tuned-routers-balanced.yaml:{line}:" in r.stderr
-    assert "ceph.version: 16.2.11 is not a reef (18.x) point release (16.x is pacific)" in r.stderr
+    assert "ceph.version: 16.2.11 is not a point release of reef (18.x; 16.x is pacific)" in r.stderr
     assert "Traceback" not in r.stderr + r.stdout
 
 
 @pytest.mark.parametrize(("sets", "msg"), [
     (["ceph.release=jewel"], "Input should be 'luminous', 'mimic', 'nautilus'"),
     (["ceph.release=mimic", "ceph.version=12.2.13"],
-     "12.2.13 is not a mimic (13.x) point release (12.x is luminous)"),
+     "12.2.13 is not a point release of mimic (13.x; 12.x is luminous)"),
 ])
 def test_unknown_release_or_foreign_version_fails_the_cli(run_cli, sets, msg):
     """A release before Luminous (not modelled) or a Luminous point release given to Mimic:
@@ -214,7 +214,7 @@ def test_luminous_and_mimic_defaults(release, version):
     later = resolve(load_scenario(ROOT / "scenarios" / "quickstart.yaml",
                                   ["ceph.release=nautilus"])).ceph
     assert (later.write_mode, later.commit_finisher) == ("direct", False)
-    with pytest.raises(CephsimError, match="12.2.13 is not a mimic"):
+    with pytest.raises(CephsimError, match="12.2.13 is not a point release of mimic"):
         load_scenario(ROOT / "scenarios" / "quickstart.yaml",
                       ["ceph.release=mimic", "ceph.version=12.2.13"])
 

@@ -355,8 +355,8 @@ class Ceph(_M):
             if major != RELEASE_MAJOR[self.release]:
                 named = next((r for r, m in RELEASE_MAJOR.items() if m == major), None)
                 hint = f"{major}.x is {named}" if named else f"no modelled release is {major}.x"
-                raise ValueError(f"version: {self.version} is not a {self.release} "
-                                 f"({RELEASE_MAJOR[self.release]}.x) point release ({hint}); "
+                raise ValueError(f"version: {self.version} is not a point release of {self.release} "
+                                 f"({RELEASE_MAJOR[self.release]}.x; {hint}); "
                                  "give a matching version, or null for the release's defaults")
         return self
 
