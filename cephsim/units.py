@@ -4,8 +4,11 @@ Inside the engine every quantity has one unit, carried in the variable name:
 
 - time: integer **nanoseconds** (``*_ns``).  Integers keep sums exact, so a
   constant-service-time scenario gives exactly the hand-computed latency.
-- sizes: integer **bytes** (``*_bytes``); ``k``/``KiB`` are binary as in fio
-  (``4k`` = 4096), ``kB`` is decimal.
+- sizes: integer **bytes** (``*_bytes``), binary in every spelling, as fio (its default
+  ``kb_base=1024``) and ``rbd create --size`` read them: ``4k`` = ``4KB`` = ``4kB`` =
+  ``4KiB`` = 4096, ``75GB`` = 75 GiB.  A fio command line or a benchmark write-up says
+  ``--size=10GB`` and means 10 GiB; taking it as 10e9 would quietly shrink the image.
+  Rates stay decimal (``GB/s``, ``Gbit/s``), as datasheets and NICs state them.
 - link rates: **bits per second** (``*_bps``) as floats.
 - clock frequencies: **Hz** (``*_hz``) as floats.
 
@@ -36,8 +39,8 @@ _SIZE_B = {
     "k": 1024, "kib": 1024, "ki": 1024,
     "m": 1024**2, "mib": 1024**2, "mi": 1024**2,
     "g": 1024**3, "gib": 1024**3, "gi": 1024**3,
-    "t": 1024**4, "tib": 1024**4,
-    "kb": 1000, "mb": 1000**2, "gb": 1000**3, "tb": 1000**4,
+    "t": 1024**4, "tib": 1024**4, "ti": 1024**4,
+    "kb": 1024, "mb": 1024**2, "gb": 1024**3, "tb": 1024**4,
 }
 _RATE_BPS = {
     "bit/s": 1.0, "bps": 1.0, "b/s": 1.0,
@@ -117,20 +120,18 @@ def parse_duration_ns(value: object) -> int:
 
 
 def parse_size_bytes(value: object) -> int:
-    """``"4KiB"`` / ``"4k"`` / ``"4K"`` / ``"4KB"`` -> 4096 (binary, as fio); the SI spellings
-    ``"4kB"``, ``"4MB"``, ``"4GB"`` are decimal (4000, 4e6, 4e9).
+    """``"4KiB"`` / ``"4k"`` / ``"4K"`` / ``"4KB"`` / ``"4kB"`` -> 4096: binary whatever the
+    spelling, as fio and rbd read sizes (see the module docstring).
 
     Bare integers are bytes.
     """
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     num, unit = _split(value, "size", "4KiB")
-    key = unit if unit in ("kB", "MB", "GB", "TB") else unit.lower()
-    if key in ("kb", "mb", "gb", "tb"):  # "KB"/"kb": fio reads these as binary
-        key = key[0]
-    key = {"kB": "kb", "MB": "mb", "GB": "gb", "TB": "tb"}.get(key, key)
+    key = unit.lower()
     if key not in _SIZE_B:
-        raise UnitError(f"unknown size unit {unit!r} in {value!r} (use B, KiB, MiB, GiB, kB, MB)")
+        raise UnitError(f"unknown size unit {unit!r} in {value!r} (use B, KiB, MiB, GiB, TiB, "
+                        "or fio's k, m, g)")
     result = _scaled(num, _SIZE_B[key], value, "size")
     if result != int(result):
         raise UnitError(f"{value!r} is not a whole number of bytes")

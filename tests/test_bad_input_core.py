@@ -402,6 +402,12 @@ def test_scheduler_needs_the_dask_executor(run_cli, command):
                        "--scheduler only applies with --executor dask")
 
 
-def test_a_decimal_block_size_says_how_to_write_a_binary_one(run_cli):
-    r = run_cli("validate", QS, "--set", "workload.bs=4MB")
-    assert_short_error(r, "workload.bs", "multiple of 512", "4MiB")
+def test_a_bare_block_size_is_bytes_and_the_error_says_how_to_write_kib(run_cli):
+    r = run_cli("validate", QS, "--set", "workload.bs=4000")
+    assert_short_error(r, "workload.bs", "multiple of 512", "bare number is bytes", "4KiB")
+
+
+def test_fio_size_spellings_are_binary(run_cli, tmp_path):
+    """fio's --bs=4MB / --size=10GB mean MiB / GiB; the scenario reads them the same way."""
+    r = run_cli("validate", QS, "--set", "workload.bs=4MB", "--set", "workload.image_size=10GB")
+    assert r.exit_code == 0, r.output

@@ -366,12 +366,12 @@ class Workload(_M):
 
     rw: Literal["write", "randwrite", "read", "randread", "rw", "randrw"] = Field("randwrite", description="I/O pattern, as fio's rw=.")
     rwmixread: Int = Field(50, ge=0, le=100, description="rw/randrw: percentage of reads.")
-    bs: Size = Field(4096, description="Block size, e.g. '4KiB'.")
+    bs: Size = Field(4096, description="Block size, e.g. '4KiB' or fio's '4k'. Sizes are binary in every spelling, as fio and rbd read them (4KB = 4kB = 4KiB = 4096 bytes); a bare number is bytes.")
     iodepth: Int = Field(1, ge=1, le=4096, description="I/Os in flight per job.")
     numjobs: Int = Field(1, ge=1, le=1024, description="Independent jobs (each with its own image and iodepth).")
     engine: Literal["rbd", "krbd", "cephfs", "rados"] = Field("rbd", description="Client: librbd (fio rbd engine), kernel rbd, CephFS kernel client, or librados.")
     clients: list[str] | None = Field(None, description="Client host names; jobs are spread over them. Default: the first host without OSDs.")
-    image_size: Size = Field(10 * 1024**3, description="RBD image size per job (sets how many objects/PGs are touched).")
+    image_size: Size = Field(10 * 1024**3, description="RBD image size per job (sets how many objects/PGs are touched); '10GB' means 10 GiB, as fio's --size and rbd create --size read it.")
     object_size: Size = Field(4 * 1024**2, description="RADOS object size.")
     read_cache: Literal["cold", "warm"] = Field("cold", description="State of the OSDs' BlueStore buffer caches (bluestore_default_buffered_read is on) for reads. 'cold' (default): every read goes to the device, as on a first pass over freshly written data (writes do not fill the cache: bluestore_default_buffered_write is off). 'warm': the data was read before (e.g. by an earlier test of the same suite), so each read hits the primary's cache with the probability cache bytes / data bytes, capped at 1 (see ceph.osd_memory_target).")
 
@@ -379,8 +379,8 @@ class Workload(_M):
     def _bs(self) -> Workload:
         if self.bs <= 0 or self.bs % 512:
             hint = ""
-            if self.bs > 0 and self.bs % 1000 == 0:  # '4MB' / '4kB' are decimal (SI)
-                hint = "; kB, MB and GB are decimal here: write 4KiB / 4MiB (or fio's 4k / 4m)"
+            if self.bs > 0 and self.bs % 1000 == 0:  # a bare 4000 is bytes, not 4 KiB
+                hint = "; a bare number is bytes: write 4KiB (or fio's 4k)"
             raise ValueError(f"bs: must be a positive multiple of 512 bytes (got {self.bs}){hint}")
         if self.bs > self.object_size:
             raise ValueError("bs larger than the object size is not modelled")
