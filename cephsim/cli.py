@@ -13,10 +13,52 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from typer.core import TyperGroup
 
 from cephsim.errors import CephsimError
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+#: what --help shows for an option's value, by the type name typer would print
+_METAVARS = {"<bool>": "", "<int>": "N", "<int range>": "N", "<float>": "X", "<path>": "FILE",
+             "<list[Path]>": "FILE", "<str>": "TEXT", "<list[str]>": "TEXT"}
+
+
+def _tidy_metavar(param: object, ctx: object) -> None:
+    """Name an option's value the way users type it (N, FILE, PATH=VALUE) rather than by
+    its Python type (typer 0.29 prints <int range>, <list[str]>, and <bool> after every
+    flag).  A no-op where typer has no such display (older releases)."""
+    show = getattr(param, "display_type_rich", None)
+    opts = getattr(param, "opts", ())
+    if show is None or getattr(param, "metavar", "") is not None or not any(
+            o.startswith("-") for o in opts):  # arguments keep their names
+        return
+    shown = show(ctx)
+    if "--set" in opts:
+        param.metavar = "PATH=VALUE"  # type: ignore[attr-defined]
+    elif shown in _METAVARS:
+        param.metavar = _METAVARS[shown]  # type: ignore[attr-defined]
+
+
+class _Group(TyperGroup):
+    """The command group; tidies every command's --help as typer builds it (so the
+    installed script and typer's test runner show the same thing)."""
+
+    def get_command(self, ctx, cmd_name):  # type: ignore[no-untyped-def]
+        cmd = super().get_command(ctx, cmd_name)
+        if cmd is not None:
+            for param in [*cmd.params, cmd.get_help_option(ctx)]:
+                if param is not None:
+                    _tidy_metavar(param, ctx)
+        return cmd
+
+    def get_params(self, ctx):  # type: ignore[no-untyped-def]
+        params = super().get_params(ctx)
+        for param in params:
+            _tidy_metavar(param, ctx)
+        return params
+
+
+app = typer.Typer(cls=_Group, add_completion=False, no_args_is_help=True,
+                  pretty_exceptions_enable=False,
                   help="cephsim: discrete-event simulator of Ceph replicated write latency.")
 
 

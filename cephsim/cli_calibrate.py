@@ -53,9 +53,9 @@ def register(app: typer.Typer) -> None:
         flush_sweeps: Annotated[bool, typer.Option(
             "--flush-sweeps", help="Fit consumer drives' flush cost per dirty 4 KiB unit to sync-write job sweeps "
             "(calibration/consumer-flush/sweeps.yaml).")] = False,
-        speed: Annotated[Optional[str], typer.Option(help="--network: link speed, e.g. 10Gbit/s (for the wire share).")] = None,
-        kernel_us: Annotated[float, typer.Option(help="--network: kernel TCP stack, both sides, us.")] = 6.0,
-        switch_us: Annotated[float, typer.Option(help="--network: switch port-to-port latency, us.")] = 0.5,
+        speed: Annotated[Optional[str], typer.Option(metavar="RATE", help="--network: link speed, e.g. 10Gbit/s (for the wire share).")] = None,
+        kernel_us: Annotated[float, typer.Option(metavar="US", help="--network: kernel TCP stack, both sides, us.")] = 6.0,
+        switch_us: Annotated[float, typer.Option(metavar="US", help="--network: switch port-to-port latency, us.")] = 0.5,
         links: Annotated[int, typer.Option(help="--network: links a message crosses (2 via one switch).",
                                            min=1)] = 2,
         store_forward: Annotated[bool, typer.Option(

@@ -83,9 +83,9 @@ def register(app: typer.Typer) -> None:
         scenario: Annotated[Path, typer.Argument(help="Scenario YAML file with a monitors section.", show_default=False)],
         seeds: Annotated[Optional[list[str]], typer.Option("--seeds", help="Seeds, comma-separated or repeated (default 1,2,3); the majority verdict counts.")] = None,
         set_: Annotated[Optional[list[str]], typer.Option("--set", help="Override a field: dotted.path=value. Repeatable.")] = None,
-        lo: Annotated[str, typer.Option("--lo", help="Smallest monitor RTT searched.")] = "1ms",
-        hi: Annotated[str, typer.Option("--hi", help="Largest monitor RTT searched.")] = "12800ms",
-        tol: Annotated[str, typer.Option("--tol", help="Bisection stops when the bracket is this narrow.")] = "100ms",
+        lo: Annotated[str, typer.Option("--lo", metavar="DURATION", help="Smallest monitor RTT searched.")] = "1ms",
+        hi: Annotated[str, typer.Option("--hi", metavar="DURATION", help="Largest monitor RTT searched.")] = "12800ms",
+        tol: Annotated[str, typer.Option("--tol", metavar="DURATION", help="Bisection stops when the bracket is this narrow.")] = "100ms",
         points: Annotated[int, typer.Option("--points", help="RTTs scanned (log-spaced) before bisecting each change; windows narrower than the spacing can be missed.")] = 33,
     ) -> None:
         """Search the monitor RTT at which the verdict changes (healthy -> unstable -> broken)."""

@@ -36,7 +36,7 @@ QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar (
 JobsOpt = Annotated[Optional[int], typer.Option("--jobs", "-j", min=1,
                                                 help="Parallel local processes (default: all cores).")]
 ExecOpt = Annotated[ExecutorKind, typer.Option("--executor", help="local process pool or a Dask cluster.")]
-SchedOpt = Annotated[Optional[str], typer.Option("--scheduler", help="Dask scheduler address (tcp://host:8786).")]
+SchedOpt = Annotated[Optional[str], typer.Option("--scheduler", metavar="ADDRESS", help="Dask scheduler address (tcp://host:8786).")]
 SetOpt = Annotated[Optional[list[str]], typer.Option(
     "--set", help="path=v1,v2,... (a sweep axis) or path=value. Repeatable.")]
 OutOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of stdout.")]
@@ -123,7 +123,7 @@ def register(app: typer.Typer) -> None:
     @app.command("compare-fio")
     def compare_fio(simulated: Annotated[Path, typer.Argument(help="cephsim JSON output (cephsim run -f json).", show_default=False)],
                     measured: Annotated[Path, typer.Argument(help="Real fio result: JSON or normal output.", show_default=False)],
-                    direction: Annotated[Optional[str], typer.Option("--direction", help="read or write (default: write if present).")] = None,
+                    direction: Annotated[Optional[str], typer.Option("--direction", metavar="read|write", help="read or write (default: write if present).")] = None,
                     format: Annotated[CmpFormat, typer.Option("--format", "-f", help="Output format.")] = CmpFormat.text,
                     output: OutOpt = None) -> None:
         """Compare a simulated result with a measured fio result, side by side."""
@@ -140,7 +140,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def explain(scenario: Annotated[Path, typer.Argument(help="Scenario YAML file.", show_default=False)],
-                op: Annotated[str, typer.Option("--op", help="median, p99 (any pNN from p0 to p100), min, max, or an op number.")] = "median",
+                op: Annotated[str, typer.Option("--op", metavar="OP", help="median, p99 (any pNN from p0 to p100), min, max, or an op number.")] = "median",
                 set_: Annotated[Optional[list[str]], typer.Option("--set", help="Override a field. Repeatable.")] = None,
                 seed: Annotated[Optional[int], typer.Option("--seed", min=0, help="Seed (overrides run.seed).")] = None,
                 plot: Annotated[Optional[Path], typer.Option("--plot", help="Also draw the op's timeline (.png, .svg or .pdf).")] = None,

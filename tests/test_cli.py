@@ -392,3 +392,20 @@ def test_version(run_cli):
 
     r = run_cli("--version")
     assert r.exit_code == 0 and r.stdout.startswith(f"cephsim {__version__}, ")
+
+
+COMMANDS = ["run", "validate", "schema", "catalog", "bench", "inspect", "calibrate", "whatif",
+            "sweep", "compare", "compare-fio", "explain", "mon-threshold"]
+
+
+@pytest.mark.parametrize("command", [None, *COMMANDS])
+def test_help_names_values_as_users_type_them(run_cli, command):
+    """--help shows flags bare and names values N / FILE / PATH=VALUE, not Python types."""
+    r = run_cli(*([command] if command else []), "--help")
+    assert r.exit_code == 0, r.output
+    options = "\n".join(line for line in r.output.splitlines() if line.lstrip("│ ").startswith("-"))
+    assert "--help" in options
+    for python_type in ("<bool>", "<list[str]>", "<int range>", "<str>", "<float>"):
+        assert python_type not in options, (command, python_type)
+    if command in ("run", "validate", "whatif", "sweep", "compare", "explain", "mon-threshold"):
+        assert "--set" in r.output and ("PATH=VALUE" in r.output or "TEXT" in r.output)
