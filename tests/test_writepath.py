@@ -13,11 +13,12 @@ stage by stage, from the protocol in ``cephsim/writepath.py``:
   work that a thread simply continues (``handoff=False``) does not;
 - a CPU stage of ``k`` kcycles lasts ``int(k*1e3/(f*per_clock)*1e9 + 0.5)`` ns
   (rounded per stage, as ``Thread.run`` does);
-- a message of ``n`` bytes: NIC tx latency, then with a cut-through switch the
-  first frame's head (``int(first*8e9/bps)``, truncated) plus the switch
-  latency, then the whole message on the egress port
+- a message of ``n`` bytes: NIC tx latency, then the cut-through switch's latency
+  (first bit in to first bit out), then the whole message on the egress port
   (``int(wire*8e9/bps + 0.5)``), then NIC rx latency; ``wire = n + 90*frames``
-  with ``frames = ceil(n / (mtu - 52))``.
+  with ``frames = ceil(n / (mtu - 52))``.  A store-and-forward switch also waits
+  for the first frame (``int(first*8e9/bps)``, truncated) and no more: frames
+  pipeline.
 
 The hand sum is written independently of the simulator's code: if a stage is
 dropped, charged twice, gets a wake-up it should not have, or the rounding
@@ -83,8 +84,8 @@ def wire(n: int) -> tuple[int, int]:
 
 def net(n: int) -> int:
     """One message through NIC, cut-through switch, NIC (no queueing)."""
-    ser, head = wire(n)
-    return NIC_TX + head + SWITCH_LAT + ser + NIC_RX
+    ser, _ = wire(n)
+    return NIC_TX + SWITCH_LAT + ser + NIC_RX
 
 
 def bluestore(wal_log_sync: bool = True, db: tuple[int, int] | None = None) -> int:
@@ -452,9 +453,22 @@ def test_op_tracker_events_are_ordered_on_quickstart(repo_root):
 # --------------------------------------------------------------------- full mesh
 
 def _switch_part(n: int) -> int:
-    """What the cut-through switch adds to one message: the first frame's head and the
-    switch's own latency (the egress port then runs at the sender's rate, as the cable)."""
-    return wire(n)[1] + SWITCH_LAT
+    """What the cut-through switch adds to one message: its own latency (the egress port
+    then runs at the sender's rate, as the cable does)."""
+    return SWITCH_LAT
+
+
+@pytest.mark.parametrize("mtu", [1500, 9000])
+def test_store_and_forward_switch_adds_one_frame_per_message_exactly(mtu):
+    """A store-and-forward switch waits for each frame in full, so every message arrives
+    later by its first frame's time at the link rate, however many frames follow it
+    (frames pipeline; the 4 KiB write is 3 frames at MTU 1500, one at 9000)."""
+    _, ct = _run(f"network.mtu={mtu}")
+    _, sf = _run(f"network.mtu={mtu}", "network.topology.switch.forwarding=store-and-forward")
+    messages = [OSDOP_HDR + BS, REPLY]
+    first = [int((min(n, mtu - 52) + 90) * 8e9 / NIC_BPS) for n in messages]
+    lat_ct, lat_sf = ct["complete"] - ct["submit"], sf["complete"] - sf["submit"]
+    assert (lat_sf - lat_ct == sum(first)).all(), (sorted(set((lat_sf - lat_ct).tolist())), first)
 
 
 @pytest.mark.parametrize("mode", ["routed", "broadcast"])

@@ -188,8 +188,9 @@ def derive(fit: LineFit, speed_bps: float | None, kernel_ns: float, switch_ns: f
         fit.notes.append("tx/rx split 1.3:3.5 and p99 ~2.3-2.5x median as in the catalog's 10G class "
                          "(nics.yaml): only their sum is measured")
     if speed_bps:
-        # cut-through: the egress overlaps the ingress, a message is serialised once
-        # (plus one frame per extra link, not per byte); store-and-forward: once per link
+        # cut-through: the egress overlaps the ingress, a message is serialised once;
+        # store-and-forward: each switch adds one frame, i.e. once per link for a message
+        # that fits in one frame (qperf's usual sizes; beyond, the per-byte slope is 1 link)
         serialised = links if store_forward else 1
         wire = serialised * 8e9 / speed_bps
         d["wire_per_byte_ns"] = round(wire, 4)

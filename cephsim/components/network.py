@@ -10,9 +10,10 @@ A message of ``n`` payload bytes from host A to host B:
    (a FIFO per NIC port, so concurrent messages queue).  Frames carry
    ``MTU - 52`` bytes of TCP payload and 90 bytes of headers, preamble and
    inter-frame gap on the wire.
-3. Each switch hop: forwarding latency (cut-through forwards after the
+3. Each switch hop: forwarding latency (cut-through forwards a frame after its
    header; store-and-forward waits for the whole frame), then the egress port
-   towards the next hop, another FIFO at the port speed.  A software router
+   towards the next hop, another FIFO at the port speed.  Frames pipeline, so a
+   store-and-forward hop holds a message back by one frame, not by the message.  A software router
    forwards on a CPU core: it pays its own C-state wake-ups and runs at its
    governor's clock, which is what tuned profiles change.
 4. B's NIC receive latency (including interrupt moderation).
@@ -189,8 +190,13 @@ class Path:
             yield t
         start, end = self.uplink.send(t, wire)
         queued = start - t
+        frame_ns = first_ns  # one frame's time on the link the hop receives from
         for hop in self.hops:
-            head = start + first_ns if hop.cut_through else end
+            # Frames pipeline through every hop: a cut-through switch forwards a frame as
+            # soon as its header is in (its latency is first bit in to first bit out), a
+            # store-and-forward switch or a router once the whole frame is in.  So a hop
+            # holds a message back by at most one frame, never by the whole message.
+            head = start if hop.cut_through else start + frame_ns
             hl = hop.latency.draw()
             lat += hl
             ready = head + hl
@@ -202,8 +208,11 @@ class Path:
                 yield ready
             s2, e2 = hop.egress.send(ready, wire)
             queued += s2 - ready
-            # the egress cannot finish before the last bit has arrived
-            start, end = s2, max(e2, end + (e2 - s2 if not hop.cut_through else 0))
+            egress_frame = int(first_ns * self.uplink.bps / hop.egress.bps)
+            # the last frame cannot leave before it has arrived (store-and-forward: in full,
+            # so it still has its own time on this port to go)
+            start, end = s2, max(e2, end if hop.cut_through else end + egress_frame)
+            frame_ns = egress_frame
         rx = self.rx_latency.draw()
         t = end + rx
         if frames > self.tcp.initial:  # only a message bigger than a window can wait for one
