@@ -211,7 +211,7 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
                      engine={"python": platform.python_version(), "simpy": simpy.__version__,
                              "numpy": np.__version__, "cephsim": __version__},
                      warnings=_warnings(rec, r) + _quota_warnings(cluster, t_last)
-                     + loss_warnings(rec, r) + site_warnings(r, cluster.acting)
+                     + loss_warnings(rec, r, cluster.paths) + site_warnings(r, cluster.acting)
                      + window_warnings(cluster.paths, wl.issued, rec, r.network.tcp)
                      + monitor_warnings(mon_report),
                      monitors=mon_report)

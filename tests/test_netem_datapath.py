@@ -102,3 +102,23 @@ def test_jitter_reaching_below_zero_is_netem_not_an_error():
         # uniform -10..30 ms clamped at 0 has mean 11.25 ms, the normal ~10 ms
         assert extra > 0
         assert lat(res).min() >= lat(run(QUICKSTART, base)).min()
+
+
+def test_a_lost_resend_doubles_the_timeout_exactly():
+    """Loss on the client's egress alone touches one message per write (the MOSDOp), so on
+    the constant-time cluster every op's extra wait is a sum of backed-off timeouts:
+    0, 200, 200+400, 200+400+800 ms ...  At 40 % loss some resends are lost again, and
+    nothing falls between those steps (one RTO per lost message would give only 0 and 200)."""
+    constant = ROOT / "tests" / "scenarios" / "constant.yaml"
+    res = run(constant, ["run.ios=400", "hosts.client.netem.loss=40%"])
+    x = lat(res)
+    extra = x - x.min()
+    steps = {0, *(200_000_000 * (2**k - 1) for k in range(1, 16))}
+    assert set(np.unique(extra).tolist()) <= steps, sorted(set(np.unique(extra).tolist()) - steps)
+    assert (extra >= 600_000_000).any()  # a lost resend: 200 + 400 ms
+    assert sum(p.rtos for p in res.cluster.paths.values()) >= (extra > 0).sum()
+
+
+def test_total_loss_is_refused(run_cli):
+    r = run_cli("validate", str(QUICKSTART), "--set", "hosts.client.netem.loss=100%")
+    assert r.exit_code == 2 and "no write would ever complete" in r.output

@@ -3,9 +3,12 @@
 A message of ``n`` payload bytes from host A to host B:
 
 1. netem on A's egress (and on the A->B link, if set): added delay with
-   uniform (netem default) or normal jitter; a lost segment costs one TCP
+   uniform (netem default) or normal jitter; a lost segment costs a TCP
    retransmission timeout (``TCP_RTO_MIN`` = 200 ms; a message of k segments
-   loses one with probability 1-(1-p)^k).
+   loses one with probability 1-(1-p)^k), and the resent segment is lost again
+   with probability p, each time after twice the previous timeout (RFC 6298's
+   backoff, up to ``TCP_RTO_MAX`` = 120 s; Linux gives up after
+   ``tcp_retries2`` = 15 resends, where this model delivers).
 2. A's NIC transmit latency, then serialisation of the frames on A's link
    (a FIFO per NIC port, so concurrent messages queue).  Frames carry
    ``MTU - 52`` bytes of TCP payload and 90 bytes of headers, preamble and
@@ -67,6 +70,8 @@ from cephsim.engine.kernel import Kernel
 TCP_HEADERS = 52  #: IP (20) + TCP (20) + timestamps option (12)
 WIRE_OVERHEAD = 90  #: per frame: TCP/IP 52 + Ethernet 18 + preamble/IFG 20
 TCP_RTO_MIN_NS = 200_000_000
+TCP_RTO_MAX_NS = 120_000_000_000
+TCP_RETRIES2 = 15  #: Linux's net.ipv4.tcp_retries2 default
 
 class TcpWindow:
     """The hosts' TCP window settings as one flow uses them (from scenario ``network.tcp``)."""
@@ -134,8 +139,8 @@ class Path:
     """Everything between two hosts' sockets, in one direction."""
 
     __slots__ = ("_shapes", "cwnd", "forwarding_kc", "hops", "impairments", "last_send",
-                 "loopback", "mss", "rev_delay_ns", "rx_latency", "tcp", "tx_latency", "uplink",
-                 "name", "window_stall_ns")
+                 "loopback", "mss", "rev_delay_ns", "rx_latency", "rtos", "tcp", "tx_latency",
+                 "uplink", "name", "window_stall_ns")
 
     def __init__(self, uplink: Port, hops: list[Hop], tx_latency: Sampler,
                  rx_latency: Sampler, impairments: list[Impairment], mtu: int,
@@ -156,6 +161,7 @@ class Path:
         self.last_send = -(10**18)  #: when this flow last put data on the wire
         self.rev_delay_ns = rev_delay_ns  #: mean netem delay of the opposite direction (the ACKs' way)
         self.window_stall_ns = 0  #: total time messages waited for the window (a metric)
+        self.rtos = 0  #: retransmission timeouts this path's messages waited for (a metric)
 
     def _shape(self, nbytes: int) -> tuple[int, int, int]:
         """Frames, wire bytes, and the first frame's time on the uplink, of a message."""
@@ -182,7 +188,15 @@ class Path:
                     netem += d
             if imp.loss > 0.0 and imp.uniform is not None:
                 if imp.uniform() < 1.0 - (1.0 - imp.loss) ** frames:
-                    t += TCP_RTO_MIN_NS
+                    rto = TCP_RTO_MIN_NS
+                    t += rto
+                    self.rtos += 1
+                    resends = 1
+                    while resends < TCP_RETRIES2 and imp.uniform() < imp.loss:
+                        rto = min(2 * rto, TCP_RTO_MAX_NS)  # the resend was lost too
+                        t += rto
+                        self.rtos += 1
+                        resends += 1
         t += netem
         lat = self.tx_latency.draw()  # fixed latencies of the way, without wire and queues
         t += lat

@@ -7,7 +7,7 @@ in ``RunResult.warnings`` (the ``warning:`` lines of the text report and
 * :func:`loss_warnings` -- computed from the measured ops: with netem loss anywhere on the
   data path, the ops that took at least ``TCP_RTO_MIN`` (200 ms) x 0.9 longer than the
   median are the ones that waited for a retransmission timeout (the data-path network model
-  charges one RTO per lost message; only a TCP window wait over a round trip of 180 ms or
+  charges an RTO per lost message, doubling per lost resend, and counts them; only a TCP window wait over a round trip of 180 ms or
   more could add a step that large, and :func:`window_warnings` reports those).
 * :func:`window_warnings` -- how long messages larger than the TCP window waited for ACKs
   (``network.tcp``; the wait per path is counted by the network model).
@@ -49,7 +49,9 @@ def rto_ops(lat_ns: np.ndarray) -> tuple[int, float]:
     return int((lat_ns >= med + 0.9 * TCP_RTO_MIN_NS).sum()), med
 
 
-def loss_warnings(rec: Any, r: Any) -> list[str]:
+def loss_warnings(rec: Any, r: Any, paths: dict | None = None) -> list[str]:
+    """``paths``: the cluster's network paths, whose ``rtos`` count the timeouts the
+    network model charged (warm-up included); without them only the ops are read."""
     src = _data_loss_sources(r)
     if not src:
         return []
@@ -58,14 +60,20 @@ def loss_warnings(rec: Any, r: Any) -> list[str]:
     n = int(lat.size)
     if n == 0:
         return []
+    rtos = sum(p.rtos for p in paths.values()) if paths else None
     k, med = rto_ops(lat)
     where = ", ".join(src[:4]) + (f" and {len(src) - 4} more" if len(src) > 4 else "")
     p99 = float(np.percentile(lat, 99)) / 1e6
-    if k == 0:
+    timeouts = "" if rtos is None else f"{rtos} retransmission timeouts in the run; "
+    if k == 0 and not rtos:
         return [f"netem loss ({where}): no op waited for a TCP retransmission timeout in {n} ops"]
-    return [f"netem loss ({where}): {k} of {n} ops ({k / n:.1%}) took >= 180 ms more than the "
-            f"median ({med / 1e6:.1f} ms): TCP retransmission timeouts (TCP_RTO_MIN 200 ms); "
-            f"p99 {p99:.1f} ms, max {float(lat.max()) / 1e6:.1f} ms"]
+    if k == 0:  # so many ops lost something that the median itself waited
+        return [f"netem loss ({where}): {timeouts}the median op ({med / 1e6:.1f} ms) already "
+                f"waited for one (TCP_RTO_MIN 200 ms, doubling per lost resend); "
+                f"p99 {p99:.1f} ms, max {float(lat.max()) / 1e6:.1f} ms"]
+    return [f"netem loss ({where}): {timeouts}{k} of {n} ops ({k / n:.1%}) took >= 180 ms more "
+            f"than the median ({med / 1e6:.1f} ms): TCP retransmission timeouts (TCP_RTO_MIN "
+            f"200 ms, doubling per lost resend); p99 {p99:.1f} ms, max {float(lat.max()) / 1e6:.1f} ms"]
 
 
 def _site_rtt(sites: Any, a: str, b: str) -> int:

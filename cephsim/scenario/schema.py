@@ -87,6 +87,9 @@ def check_impairment(delay: int, jitter: int, loss: float, delay_field: str = "d
         raise ValueError(f"jitter: jitter without delay: netem needs {delay_text} for jitter to apply")
     if not 0.0 <= loss <= 1.0:
         raise ValueError(f"loss: loss must be between 0% and 100% (got {loss * 100:.10g}%)")
+    if loss == 1.0:
+        raise ValueError("loss: 100% also loses every resend, so no write would ever complete "
+                         "(TCP gives up after tcp_retries2 resends, ~15 min); use less than 100%")
 
 
 class Netem(_M):
@@ -95,7 +98,7 @@ class Netem(_M):
     delay: Duration = Field(0, description="Added one-way delay per packet, e.g. '160ms'.")
     jitter: Duration = Field(0, description="Delay variation: half-width of a uniform range (netem default) or the standard deviation with distribution 'normal'.")
     distribution: Literal["uniform", "normal"] = Field("uniform", description="Shape of the jitter, as netem's 'distribution' keyword (none = uniform).")
-    loss: Fraction = Field(0.0, description="Packet loss probability, e.g. '1%'. A lost segment costs a TCP retransmission timeout.")
+    loss: Fraction = Field(0.0, description="Packet loss probability, e.g. '1%' (below 100%). A lost segment costs a TCP retransmission timeout (200 ms), a lost resend twice the previous one.")
 
     @model_validator(mode="after")
     def _check(self) -> Netem:
@@ -212,7 +215,7 @@ class SiteLink(_M):
     rtt: Duration = Field(description="Round-trip time the link adds (each direction gets rtt/2 of netem delay), e.g. '10ms'.")
     jitter: Duration = Field(0, description="netem jitter per direction: half-width of a uniform range, or the standard deviation with distribution 'normal'.")
     distribution: Literal["uniform", "normal"] = Field("uniform", description="Shape of the jitter (netem 'distribution').")
-    loss: Fraction = Field(0.0, description="Packet loss per direction, e.g. '0.1%'; a lost segment costs a TCP retransmission timeout.")
+    loss: Fraction = Field(0.0, description="Packet loss per direction, e.g. '0.1%' (below 100%); a lost segment costs a TCP retransmission timeout (200 ms), a lost resend twice the previous one.")
 
     @model_validator(mode="after")
     def _check(self) -> SiteLink:
