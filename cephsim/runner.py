@@ -366,12 +366,21 @@ def _warnings(rec: Recorder, r: Resolved) -> list[str]:
     n = rec.count()
     if n and n < 10_000:
         w.append(f"only {n} I/Os measured: p99.9 and beyond rest on fewer than 10 samples")
+    wl = r.scenario.workload
+    in_flight = wl.numjobs * wl.iodepth
+    if n and n < 10 * in_flight:
+        # the first I/Os of a run see empty queues: with few I/Os per slot the averages
+        # are dominated by the fill (IOPS x latency falls well short of the I/Os in flight)
+        w.append(f"only {n} I/Os measured with {in_flight} in flight: queues have not settled, "
+                 f"so IOPS and latency are biased low; measure at least {10 * in_flight} "
+                 "(run.ios)")
     return w + config_warnings(r)
 
 
 def config_warnings(r: Resolved) -> list[str]:
     """What the scenario itself gets a warning for (``cephsim validate`` prints these too):
-    fields its topology ignores, a profile fitted for another release, a mesh's ports."""
+    fields its topology ignores, a profile fitted for another release, a mesh's ports, a bond
+    wider than the NIC."""
     w = []
     topo = r.scenario.network.topology
     unused = {"mesh": ("switch", "spine", "spines", "hosts_per_leaf", "spine_tuning"),
@@ -392,4 +401,10 @@ def config_warnings(r: Resolved) -> list[str]:
             w.append(f"full mesh of {len(r.hosts)} hosts: each needs {len(r.hosts) - 1} NIC ports, "
                      f"the catalog gives {', '.join(short)}; the model gives every peer its own "
                      "link anyway (check the cards, or give an inline NIC with its ports)")
+    bonds = sorted({(h.group, h.bond, h.nic.name, h.nic.ports) for h in r.hosts
+                    if h.bond > h.nic.ports})
+    for group, bond, nic, ports in bonds:
+        w.append(f"hosts {group}: bond {bond} but a {nic} has {ports} port{'s' * (ports != 1)}; "
+                 f"the model bonds {bond} links anyway, as if the host had "
+                 f"{-(-bond // ports)} such cards")
     return w

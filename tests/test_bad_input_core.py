@@ -411,3 +411,23 @@ def test_fio_size_spellings_are_binary(run_cli, tmp_path):
     """fio's --bs=4MB / --size=10GB mean MiB / GiB; the scenario reads them the same way."""
     r = run_cli("validate", QS, "--set", "workload.bs=4MB", "--set", "workload.image_size=10GB")
     assert r.exit_code == 0, r.output
+
+
+@pytest.mark.parametrize(("value", "words"), [
+    ("3MiB", ["power of two", "4 KiB", "32 MiB"]), ("64MiB", ["power of two"]),
+])
+def test_rbd_object_size_is_a_power_of_two(run_cli, value, words):
+    r = run_cli("validate", QS, "--set", f"workload.object_size={value}")
+    assert_short_error(r, "workload.object_size", *words)
+
+
+def test_cephfs_object_size_is_a_multiple_of_64k(run_cli):
+    r = run_cli("validate", QS, "--set", "workload.engine=cephfs",
+                "--set", "workload.object_size=100KiB")
+    assert_short_error(r, "workload.object_size", "multiple of 64 KiB")
+
+
+def test_a_bond_wider_than_the_card_is_said(run_cli):
+    r = run_cli("validate", QS, "--set", "hosts.0.bond=4")
+    assert r.exit_code == 0, r.output
+    assert "bond 4 but a" in r.output and "has 2 ports" in r.output and "2 such cards" in r.output

@@ -188,6 +188,10 @@ def test_run_writes_output_file(tmp_path, run_cli):
 def test_seed_option(run_cli):
     a = run_cli("run", QS, "--set", "run.ios=200", "-f", "json", "--seed", "42").json()
     assert a["cephsim"]["seed"] == 42
+    # the embedded scenario reruns this run (it said the file's run.seed)
+    assert a["cephsim"]["scenario"]["run"]["seed"] == 42
+    b = run_cli("run", QS, "--set", "run.ios=200", "-f", "json", "--set", "run.seed=42").json()
+    assert b["jobs"] == a["jobs"]
 
 
 def test_netem_jitter_runs(run_cli):

@@ -81,10 +81,12 @@ def _mean_us(x: np.ndarray) -> float:
 
 def result_document(res: RunResult, plus: bool = False) -> dict[str, Any]:
     doc = fio_json([job_stats(res)], plus=plus, fio_version=f"cephsim-{__version__}")
+    scenario = res.scenario.model_dump(mode="json", by_alias=True)
+    scenario["run"]["seed"] = res.seed  # after --seed too, the embedded scenario reruns this run
     doc["cephsim"] = {
         "version": __version__,
         "seed": res.seed,
-        "scenario": res.scenario.model_dump(mode="json", by_alias=True),
+        "scenario": scenario,
         "resolved": resolved_dict(res.resolved),
         "breakdown": breakdown(res),
         "utilization": res.utilization,

@@ -26,7 +26,8 @@ from cephsim.catalog.models import CPUModel, DiskModel, NICModel, SwitchModel
 from cephsim.monitors.spec import ClientCommand, MonThresholds, TimerOptions
 from cephsim.monitors.spec import ProposalWorkload as MonWorkload
 from cephsim.software import Kcycles
-from cephsim.units import DAY_NS, PERCENT_JSON, Duration, Size, format_span, parse_percent
+from cephsim.units import (DAY_NS, PERCENT_JSON, Duration, Size, format_size, format_span,
+                           parse_percent)
 
 
 
@@ -168,11 +169,12 @@ class HostGroup(_M):
 
 
 class LinkNetem(Netem):
-    """netem applied to one direction between two nodes."""
+    """netem between two nodes: from -> to, and (both_ways, the default) to -> from too, so a
+    'delay: 5ms' link adds 10 ms to a round trip across it."""
 
     src: str = Field(alias="from", description="Sending node: a host name, e.g. 'osd0' (monitor links: a monitor or client host name).")
     dst: str = Field(alias="to", description="Receiving node: a host name, e.g. 'client0' (monitor links: a monitor or client host name).")
-    both_ways: bool = Field(True, description="Apply the same impairment in the reverse direction too.")
+    both_ways: bool = Field(True, description="Apply the same impairment in the reverse direction too (default), so the delay counts once each way; false: from -> to only.")
 
 
 class Topology(_M):
@@ -385,6 +387,14 @@ class Workload(_M):
             if self.bs > 0 and self.bs % 1000 == 0:  # a bare 4000 is bytes, not 4 KiB
                 hint = "; a bare number is bytes: write 4KiB (or fio's 4k)"
             raise ValueError(f"bs: must be a positive multiple of 512 bytes (got {self.bs}){hint}")
+        obj = self.object_size
+        if self.engine in ("rbd", "krbd") and (obj & (obj - 1) or not 4096 <= obj <= 32 * 2**20):
+            raise ValueError(f"object_size: an RBD image's objects are a power of two from 4 KiB "
+                             f"to 32 MiB (rbd create --object-size, image order 12-25); got "
+                             f"{format_size(obj)}")
+        if self.engine == "cephfs" and obj % 65536:
+            raise ValueError(f"object_size: a CephFS file layout's object size is a multiple of "
+                             f"64 KiB; got {format_size(obj)}")
         if self.bs > self.object_size:
             raise ValueError("bs larger than the object size is not modelled")
         if self.image_size < self.bs:
