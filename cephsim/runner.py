@@ -245,7 +245,7 @@ def _utilization(cluster: Cluster, t_end: int) -> dict[str, float]:
     for name, cs in cluster.coresets.items():
         put(name, cs.busy_ns / len(cs.cores))
     for d in cluster.disks():
-        put(d.name, d.busy_ns / len(d.chan))
+        put(d.name, max(d.busy_ns / len(d.chan), d.pipe_busy_ns))
     for osd in cluster.osds.values():
         put(f"{osd.name}.kv_sync", osd.kv_sync.busy_ns)
     for p in _ports(cluster):
@@ -328,7 +328,7 @@ def _saturation(cluster: Cluster, t_end: int) -> dict[str, Any]:
         for th in cs.threads:
             cand.append((th.busy_ns / span, th.name, "thread"))
     for d in cluster.disks():
-        cand.append((d.busy_ns / (span * len(d.chan)), d.name, "disk"))
+        cand.append((max(d.busy_ns / len(d.chan), d.pipe_busy_ns) / span, d.name, "disk"))
     for p in _ports(cluster):
         cand.append((p.busy_ns / span, p.name, "network"))
     for q in cluster.quotas.values():

@@ -93,3 +93,15 @@ def test_a_plp_drive_gets_no_flush_command() -> None:
     end = disk.flush(1_000, None)
     assert end < 1_000 + 20_000 < busy_until
     assert disk.flushes == 1 and disk.merged_flushes == 0
+
+
+def test_a_bandwidth_bound_drive_reads_as_busy() -> None:
+    """Eight 4 MiB writes at once on an NVMe with many channels: the shared data pipe is
+    busy for all their bytes beyond 4 KiB while most channels wait on it, so utilisation
+    (the busier of channels and pipe) must see the pipe, not the channels' average."""
+    disk = _flash("pm983")
+    assert len(disk.chan) > 8
+    end = max(disk.write(0, 4 << 20, None) for _ in range(8))
+    extra = int(((4 << 20) - 4096) / disk.write_bw)
+    assert disk.pipe_busy_ns == 8 * extra
+    assert disk.pipe_busy_ns / end > 0.9 > disk.busy_ns / len(disk.chan) / end

@@ -8,7 +8,9 @@
   host interface and the NAND/media write rate), FIFO, before the I/O's own
   4 KiB service time: twelve concurrent 4 MiB writes on a 2.5 GB/s drive take
   12 x 1.7 ms, not 1.7 ms.  Alone, an I/O takes exactly service + extra.  4 KiB I/Os
-  never touch it, so small-block behaviour is unchanged.
+  never touch it, so small-block behaviour is unchanged.  A drive's utilisation is
+  the busier of its channels (on average) and its pipe: 4 MiB writes can saturate
+  the pipe with most channels idle.
 - **A flush is sent only to a volatile cache.**  On a drive with a volatile
   write cache (flash without PLP) ``fdatasync`` sends FLUSH CACHE, a barrier:
   it waits for every channel to drain and holds the whole device while it runs
@@ -66,7 +68,7 @@ NCQ_DEPTH = 32
 class Disk:
     __slots__ = ("barrier", "busy_ns", "bw_free", "chan", "dirty", "flush_end", "flush_s",
                  "flush_start", "flushes", "ios", "merged_flushes", "name", "per_dirty_ns",
-                 "read_bw", "read_s", "waiting", "write_bw", "write_s")
+                 "pipe_busy_ns", "read_bw", "read_s", "waiting", "write_bw", "write_s")
 
     def __init__(self, name: str, model: DiskModel, write_s: Sampler, flush_s: Sampler,
                  read_s: Sampler) -> None:
@@ -87,6 +89,9 @@ class Disk:
         self.flushes = 0
         self.merged_flushes = 0
         self.busy_ns = 0  #: summed over channels
+        #: time the device-wide data pipe moved bytes: a drive can be bandwidth-bound
+        #: while most of its channels are idle
+        self.pipe_busy_ns = 0
         hdd = model.media == "hdd"
         #: a flush drains and holds the device: only a volatile cache gets one (no-PLP
         #: flash; a PLP drive's cache and an HDD with its cache off report none)
@@ -106,6 +111,7 @@ class Disk:
         if extra:  # the bytes beyond 4 KiB go through the shared data pipe first
             p0 = self.bw_free if self.bw_free > start else start
             self.bw_free = p0 + extra
+            self.pipe_busy_ns += extra
             end = self.bw_free + service
         else:
             end = start + service
