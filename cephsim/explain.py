@@ -337,6 +337,12 @@ SUBMIT_CALL = {"rbd": ("(rbd_aio_write)", "(rbd_aio_read)"),
                "cephfs": ("(pwrite on the CephFS file, O_DIRECT)", "(pread on the CephFS file, O_DIRECT)")}
 
 
+def flush_sent(resource: str, cache_flushed: set[str] | None) -> bool:
+    """Whether a flush step on ``resource`` sends FLUSH CACHE (a volatile cache), given the
+    devices that have one (``Explanation.cache_flushed``; None: every device)."""
+    return cache_flushed is None or resource in cache_flushed
+
+
 def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
              nbytes: int, write_mode: str, is_write: bool = True,
              came_from: dict[tuple[str, int], str] | None = None, engine: str = "rbd",
@@ -388,7 +394,7 @@ def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
             what = ("the data durable before the RocksDB commit" if n == 0 else
                     "the RocksDB WAL durable" if n == 1 else
                     "BlueFS's log (the WAL's new size) durable")
-            if cache_flushed is None or s.resource in cache_flushed:
+            if flush_sent(s.resource, cache_flushed):
                 s.what = f"{dev} cache flush (fdatasync): makes {what}"
             else:  # PLP flash or an HDD with its cache off: no FLUSH command is sent
                 s.what = (f"fdatasync on the {dev}: makes {what} (no volatile cache: the "
@@ -835,8 +841,7 @@ def story(ex: Explanation) -> str:
     disk_f = sum(s.cats[3] for s in st if s.kind == "flush")
     nflush = sum(1 for s in st if s.kind == "flush")
     # a drive without a volatile cache (PLP; an HDD with its cache off) gets no FLUSH command
-    real_flush = not nflush or any(s.kind == "flush" and (ex.cache_flushed is None
-                                                          or s.resource in ex.cache_flushed)
+    real_flush = not nflush or any(s.kind == "flush" and flush_sent(s.resource, ex.cache_flushed)
                                    for s in st)
     replica = next((_net_ends(s.resource)[1] for s in rt2), None)
     replica = f"{replica} ({dict(ex.groups).get(replica, 'replica')})" if replica else None

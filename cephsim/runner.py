@@ -245,7 +245,7 @@ def _utilization(cluster: Cluster, t_end: int) -> dict[str, float]:
     for name, cs in cluster.coresets.items():
         put(name, cs.busy_ns / len(cs.cores))
     for d in cluster.disks():
-        put(d.name, max(d.busy_ns / len(d.chan), d.pipe_busy_ns))
+        put(d.name, _disk_busy_ns(d))
     for osd in cluster.osds.values():
         put(f"{osd.name}.kv_sync", osd.kv_sync.busy_ns)
     for p in _ports(cluster):
@@ -328,7 +328,7 @@ def _saturation(cluster: Cluster, t_end: int) -> dict[str, Any]:
         for th in cs.threads:
             cand.append((th.busy_ns / span, th.name, "thread"))
     for d in cluster.disks():
-        cand.append((max(d.busy_ns / len(d.chan), d.pipe_busy_ns) / span, d.name, "disk"))
+        cand.append((_disk_busy_ns(d) / span, d.name, "disk"))
     for p in _ports(cluster):
         cand.append((p.busy_ns / span, p.name, "network"))
     for q in cluster.quotas.values():
@@ -359,6 +359,12 @@ def _quota_warnings(cluster: Cluster, t_end: int) -> list[str]:
             f"{worst.name}, in {100 * min(1.0, len(worst.throttled_periods) / periods):.0f} % of "
             f"its periods (cpu.stat nr_throttled / nr_periods), a throttled thread waiting "
             f"{worst.throttled_ns / worst.throttles / 1e6:.1f} ms on average for the next one"]
+
+
+def _disk_busy_ns(d: Any) -> float:
+    """A drive's busy time: its channels' on average, or its data pipe's when that is
+    busier (4 MiB I/Os can saturate the bandwidth with most channels idle)."""
+    return max(d.busy_ns / len(d.chan), d.pipe_busy_ns)
 
 
 def _warnings(rec: Recorder, r: Resolved) -> list[str]:
