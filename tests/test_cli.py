@@ -413,3 +413,15 @@ def test_help_names_values_as_users_type_them(run_cli, command):
         assert python_type not in options, (command, python_type)
     if command in ("run", "validate", "whatif", "sweep", "compare", "explain", "mon-threshold"):
         assert "--set" in r.output and ("PATH=VALUE" in r.output or "TEXT" in r.output)
+
+
+def test_a_run_shorter_than_its_queues_is_warned(run_cli):
+    """512 in flight, 2000 measured: the averages are dominated by the queues filling."""
+    r = run_cli("run", QS, "--set", "workload.iodepth=64", "--set", "workload.numjobs=8",
+                "--set", "run.ios=2000", "--set", "run.ramp_ios=200", "-f", "json")
+    assert r.exit_code == 0, r.output[-2000:]
+    ws = r.json()["cephsim"]["warnings"]
+    assert any("only 2000 I/Os measured with 512 in flight" in w and "at least 5120" in w
+               for w in ws), ws
+    ok = run_cli("run", QS, "--set", "run.ios=300", "-f", "json").json()["cephsim"]["warnings"]
+    assert not any("in flight" in w for w in ok)
