@@ -119,6 +119,32 @@ def test_apply_override_does_not_touch_other_items():
     assert data["hosts"] == [{"name": "a", "count": 1}, {"name": "b", "count": 5}]
 
 
+@pytest.mark.parametrize("override, changed", [
+    ("hosts.client.nic.speed=25Gbit/s", "client"),            # an alias: nic: *nic
+    ("hosts.osd.tuning.governor=ondemand", "osd"),            # the anchor's own owner
+])
+def test_override_through_a_yaml_alias_changes_only_that_host(override, changed):
+    """An alias is the anchored node itself: --set must not reach the hosts that share it."""
+    sc = load_scenario(TEST_SCENARIOS / "constant.yaml", [override])
+    nics = {h.name: h.nic.speed_bps for h in sc.hosts}
+    governors = {h.name: h.tuning.governor for h in sc.hosts}
+    if changed == "client":
+        assert nics == {"osd": 10e9, "client": 25e9}
+    else:
+        assert governors == {"osd": "ondemand", "client": "performance"}
+
+
+def test_override_through_a_yaml_merge_key_changes_only_that_host():
+    """stretch-two-sites.yaml builds dc2-osd as {<<: *osd, ...}: a nested field set on
+    either host stays on that host."""
+    path = ROOT / "scenarios" / "stretch-two-sites.yaml"
+    for name, other in (("dc1-osd", "dc2-osd"), ("dc2-osd", "dc1-osd")):
+        sc = load_scenario(path, [f"hosts.{name}.osds.count=2", f"hosts.{name}.tuning.governor=ondemand"])
+        hosts = {h.name: h for h in sc.hosts}
+        assert hosts[name].osds.count == 2 and hosts[name].tuning.governor == "ondemand"
+        assert hosts[other].osds.count == 1 and hosts[other].tuning.governor == "performance"
+
+
 # ------------------------------------------------------------ cross-field checks
 
 def test_pool_size_larger_than_hosts(tmp_path):

@@ -149,6 +149,7 @@ def apply_override(data: Any, keys: list[str], value: Any, origin: str) -> tuple
             if last:
                 node[idx] = value
             else:
+                node[idx] = _own_copy(node[idx])
                 node = node[idx]
             continue
         if not isinstance(node, dict):
@@ -160,8 +161,30 @@ def apply_override(data: Any, keys: list[str], value: Any, origin: str) -> tuple
         else:
             if key not in node or node[key] is None:
                 node[key] = CommentedMap()
+            node[key] = _own_copy(node[key])
             node = node[key]
     return tuple(resolved)
+
+
+def _own_copy(node: Any) -> Any:
+    """A shallow copy of a mapping or list on the way to an overridden field.
+
+    A YAML alias (``nic: *nic``) is the anchored node itself, not a copy, so without
+    this ``--set hosts.client.nic.speed=25Gbit/s`` would change every host that shares
+    the anchor.  The copy keeps the node's line and column, so errors still point at
+    the lines that define it.
+    """
+    if isinstance(node, CommentedMap):
+        return node.copy()
+    if isinstance(node, CommentedSeq):
+        seq = CommentedSeq(node)
+        node.copy_attributes(seq)
+        return seq
+    if isinstance(node, dict):
+        return dict(node)
+    if isinstance(node, list):
+        return list(node)
+    return node
 
 
 def _list_index(node: list[Any], key: str, origin: str, where: str) -> int:
