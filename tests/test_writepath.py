@@ -471,6 +471,47 @@ def test_store_and_forward_switch_adds_one_frame_per_message_exactly(mtu):
     assert (lat_sf - lat_ct == sum(first)).all(), (sorted(set((lat_sf - lat_ct).tolist())), first)
 
 
+FAST_BPS = 25e9  # the client's NIC in the speed-mismatch tests; the switch ports run at 25G
+
+
+def _into_faster_port(n: int) -> int:
+    """What a message from a 10G host gains when the switch forwards it onto a 25G port.
+
+    Cut-through cannot feed a faster port (it would run dry mid-frame), so the switch
+    stores each frame before sending it: the first frame leaves once it is in, and the
+    last one once it is in (plus the switch latency), then takes its own time at 25G.
+    Relative to the 10G-to-10G case, where the message ends SWITCH_LAT after its last bit
+    left the sender.
+    """
+    mss = MTU - 52
+    frames = max(1, math.ceil(n / mss))
+    w = n + 90 * frames
+    first, last = min(n, mss) + 90, n - (frames - 1) * mss + 90
+    in_end = int(w * 8e9 / NIC_BPS + 0.5)
+    out_end = max(int(first * 8e9 / NIC_BPS) + SWITCH_LAT + int(w * 8e9 / FAST_BPS + 0.5),
+                  in_end + SWITCH_LAT + int(last * 8e9 / FAST_BPS))
+    return out_end - (in_end + SWITCH_LAT)
+
+
+@pytest.mark.parametrize("rw", ["randwrite", "randread"])
+def test_cut_through_switch_stores_and_forwards_into_a_faster_port_exactly(rw):
+    """Client on 25G, OSD on 10G, cut-through switch.  The request goes 25G -> 10G: cut
+    through, and the client's faster uplink does not matter (the 10G port is the slower
+    one), so it costs what it does between two 10G hosts.  The reply goes 10G -> 25G:
+    stored and forwarded.  The write's one-frame reply gains its time at 25G (109 ns);
+    the read's 4-frame reply (4346 bytes: its last frame carries 2 bytes) gains only that
+    small last frame's time at 25G (29 ns), not a full frame's."""
+    _, a = _run(f"workload.rw={rw}", f"hosts.client.nic.speed={FAST_BPS / 1e9:g}Gbit/s")
+    lat = a["complete"] - a["submit"]
+    if rw == "randwrite":
+        exp = expected_write_size1() + _into_faster_port(REPLY)
+        assert _into_faster_port(REPLY) == 109
+    else:
+        exp = expected_read_size1() + _into_faster_port(REPLY + BS)
+        assert _into_faster_port(REPLY + BS) == 29
+    assert (lat == exp).all(), f"simulated {sorted(set(lat.tolist()))} ns, hand sum {exp} ns"
+
+
 @pytest.mark.parametrize("mode", ["routed", "broadcast"])
 def test_full_mesh_write_size1_is_the_switch_sum_minus_the_switch_exactly(mode):
     """A full mesh cables hosts directly: each message loses exactly the switch's part."""

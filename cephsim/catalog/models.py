@@ -208,7 +208,10 @@ class SwitchModel(_Entry):
     """A switch, or a router that forwards in hardware or in software."""
 
     kind: Literal["switch", "router"]
-    forwarding: Literal["cut-through", "store-and-forward", "software"]
+    forwarding: Literal["cut-through", "store-and-forward", "software"] = Field(
+        description="cut-through: a frame leaves once its header is in (but is stored first "
+                    "when the egress port is faster than the ingress); store-and-forward: once "
+                    "the whole frame is in; software: a router whose CPU forwards each packet.")
     speed_bps: Bps = Field(gt=0, alias="speed", description="Port speed.")
     latency: DistSpec = Field(description="Port-to-port forwarding latency for a small frame (excludes serialisation).")
     cpu: str | None = Field(None, description="Software routers: the CPU model that forwards (its C-states and clock matter).")

@@ -14,7 +14,8 @@ A message of ``n`` payload bytes from host A to host B:
    ``MTU - 52`` bytes of TCP payload and 90 bytes of headers, preamble and
    inter-frame gap on the wire.
 3. Each switch hop: forwarding latency (cut-through forwards a frame after its
-   header; store-and-forward waits for the whole frame), then the egress port
+   header; store-and-forward waits for the whole frame, and so does cut-through
+   from a slower port into a faster one), then the egress port
    towards the next hop, another FIFO at the port speed.  Frames pipeline, so a
    store-and-forward hop holds a message back by one frame, not by the message.  A software router
    forwards on a CPU core: it pays its own C-state wake-ups and runs at its
@@ -155,7 +156,7 @@ class Path:
         self.impairments = impairments
         self.mss = mtu - TCP_HEADERS
         self.forwarding_kc = forwarding_kc
-        self._shapes: dict[int, tuple[int, int, int]] = {}
+        self._shapes: dict[int, tuple[int, int, int, int]] = {}
         self.tcp = tcp
         self.cwnd = tcp.initial  #: congestion window, segments
         self.last_send = -(10**18)  #: when this flow last put data on the wire
@@ -163,13 +164,14 @@ class Path:
         self.window_stall_ns = 0  #: total time messages waited for the window (a metric)
         self.rtos = 0  #: retransmission timeouts this path's messages waited for (a metric)
 
-    def _shape(self, nbytes: int) -> tuple[int, int, int]:
-        """Frames, wire bytes, and the first frame's time on the uplink, of a message."""
+    def _shape(self, nbytes: int) -> tuple[int, int, int, int]:
+        """Frames, wire bytes, and the first and the last frame's wire bytes, of a message."""
         shape = self._shapes.get(nbytes)
         if shape is None:  # a handful of message sizes recur: compute each once
             frames = max(1, math.ceil(nbytes / self.mss))
             first = min(nbytes, self.mss) + WIRE_OVERHEAD
-            shape = (frames, nbytes + frames * WIRE_OVERHEAD, int(first * 8e9 / self.uplink.bps))
+            last = nbytes - (frames - 1) * self.mss + WIRE_OVERHEAD
+            shape = (frames, nbytes + frames * WIRE_OVERHEAD, first, last)
             self._shapes[nbytes] = shape
         return shape
 
@@ -179,7 +181,7 @@ class Path:
         t0 = t
         if self.loopback:
             return t
-        frames, wire, first_ns = self._shape(nbytes)
+        frames, wire, first_b, last_b = self._shape(nbytes)
         netem = 0  # this message's added delay (one way)
         for imp in self.impairments:
             if imp.delay is not None:
@@ -204,13 +206,18 @@ class Path:
             yield t
         start, end = self.uplink.send(t, wire)
         queued = start - t
-        frame_ns = first_ns  # one frame's time on the link the hop receives from
+        in_bps = self.uplink.bps  # the rate of the link the hop receives from
         for hop in self.hops:
             # Frames pipeline through every hop: a cut-through switch forwards a frame as
             # soon as its header is in (its latency is first bit in to first bit out), a
             # store-and-forward switch or a router once the whole frame is in.  So a hop
             # holds a message back by at most one frame, never by the whole message.
-            head = start if hop.cut_through else start + frame_ns
+            # Cut-through needs an egress no faster than the ingress: a faster port would
+            # run out of bits mid-frame, so switches store and forward from a slower port
+            # to a faster one (a 10G host into a 100G uplink).
+            out_bps = hop.egress.bps
+            cut = hop.cut_through and out_bps <= in_bps
+            head = start if cut else start + int(first_b * 8e9 / in_bps)
             hl = hop.latency.draw()
             lat += hl
             ready = head + hl
@@ -222,11 +229,11 @@ class Path:
                 yield ready
             s2, e2 = hop.egress.send(ready, wire)
             queued += s2 - ready
-            egress_frame = int(first_ns * self.uplink.bps / hop.egress.bps)
-            # the last frame cannot leave before it has arrived (store-and-forward: in full,
-            # so it still has its own time on this port to go)
-            start, end = s2, max(e2, end if hop.cut_through else end + egress_frame)
-            frame_ns = egress_frame
+            # nor can the last frame leave before it has arrived, plus the hop's latency
+            # (store-and-forward: in full, so its own time on this port still follows)
+            last_out = end + hl if cut else end + hl + int(last_b * 8e9 / out_bps)
+            start, end = s2, max(e2, last_out)
+            in_bps = out_bps
         rx = self.rx_latency.draw()
         t = end + rx
         if frames > self.tcp.initial:  # only a message bigger than a window can wait for one
