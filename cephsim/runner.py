@@ -402,15 +402,22 @@ def config_warnings(r: Resolved) -> list[str]:
                  f"costs stand for {fitted}'s code path")
     if r.network.kind == "mesh":
         short = sorted({f"{h.nic.name} ({h.nic.ports})" for h in r.hosts
-                        if h.nic.ports < len(r.hosts) - 1})
+                        if h.nic.ports < len(r.hosts) - 1 and not _ports_assumed(h.nic)})
         if short:
             w.append(f"full mesh of {len(r.hosts)} hosts: each needs {len(r.hosts) - 1} NIC ports, "
                      f"the catalog gives {', '.join(short)}; the model gives every peer its own "
                      "link anyway (check the cards, or give an inline NIC with its ports)")
     bonds = sorted({(h.group, h.bond, h.nic.name, h.nic.ports) for h in r.hosts
-                    if h.bond > h.nic.ports})
+                    if h.bond > h.nic.ports and not _ports_assumed(h.nic)})
     for group, bond, nic, ports in bonds:
         w.append(f"hosts {group}: bond {bond} but a {nic} has {ports} port{'s' * (ports != 1)}; "
                  f"the model bonds {bond} links anyway, as if the host had "
                  f"{-(-bond // ports)} such cards")
     return w
+
+
+def _ports_assumed(nic: Any) -> bool:
+    """A class entry's port count is the catalog's assumption (one port), not the card's:
+    a bond or a mesh over it states how many ports the hosts have, so nothing to warn."""
+    ports = nic.sources.get("ports")
+    return ports is not None and ports.basis == "estimate"
