@@ -301,3 +301,21 @@ def test_the_clock_line_names_the_ceiling_only_when_it_fell() -> None:
     one = SimpleNamespace(cpu_clock={"h0": {**c, "mean_ceiling_ghz": 3.3}, "h1": {**c, "mean_ceiling_ghz": 3.4}})
     assert "3.30 GHz on h0 (" in clock_text(one)
     assert clock_text(SimpleNamespace(cpu_clock={"h0": {**c, "mean_ceiling_ghz": 3.395}})) == ""
+
+
+def test_leaf_spine_links_carry_one_link_rate_between_leaves() -> None:
+    """Two OSD hosts on leaf 0, the client on leaf 1, one 1GbE spine: every byte crosses
+    leaf1's uplink and the spine's single port towards leaf 0, so 4 MiB writes cannot beat
+    1 Gbit/s of TCP payload (1448 of every 1538 bytes on the wire at MTU 1500), however many
+    OSD hosts sit behind that leaf.  A port per destination host would let two 1G ports
+    carry twice that."""
+    sc = Path(__file__).resolve().parent / "scenarios" / "constant.yaml"
+    res = run_scenario(load_scenario(sc, [
+        "hosts.osd.count=2", "network.topology.kind=leaf-spine", "network.topology.hosts_per_leaf=2",
+        "network.topology.spines=1", "network.topology.spine=generic-1g-switch",
+        "workload.rw=write", "workload.bs=4MiB", "workload.iodepth=8", "network.tcp.initial_window=1000",
+        "run.ios=300", "run.ramp_ios=60"]), scenario_path=sc)
+    payload_bps = 1e9 * 1448 / 1538
+    rate = res.iops * 4 * 2**20 * 8
+    assert 0.9 * payload_bps < rate < payload_bps, (rate / payload_bps, res.utilization)
+    assert res.utilization["spine0.port.leaf0"] > 0.95 and res.utilization["leaf1.up0"] > 0.95

@@ -267,10 +267,18 @@ class Cluster:
                 key = h.name if lane == 0 else f"{h.name}#{lane}"
                 self.sw_ports[key] = Port(f"switch.port.{h.name}" + (f".{lane}" if lane else ""), speed)
         if net.kind == "leaf-spine" and net.spine is not None:
-            spines = r.scenario.network.topology.spines
-            self.spine_ports = {(s, h.name): Port(f"spine{s}.port.{h.name}",
-                                                  min(h.nic.speed_bps, net.spine.speed_bps))
-                                for s in range(spines) for h in r.hosts}
+            topo = r.scenario.network.topology
+            spines = topo.spines
+            if topo.hosts_per_leaf > 1:
+                # a spine's port faces a leaf, not a host: all traffic from spine s to the hosts
+                # of one leaf shares that link, which runs at the slower end's rate
+                link = min(net.switch.speed_bps, net.spine.speed_bps)
+                self.spine_ports = {(s, f"leaf{leaf}"): Port(f"spine{s}.port.leaf{leaf}", link)
+                                    for s in range(spines) for leaf in sorted({h.leaf for h in r.hosts})}
+            else:  # hosts route themselves: a spine port per host
+                self.spine_ports = {(s, h.name): Port(f"spine{s}.port.{h.name}",
+                                                      min(h.nic.speed_bps, net.spine.speed_bps))
+                                    for s in range(spines) for h in r.hosts}
             self.spine_lat = [self.sampler(f"spine{s}.latency", net.spine.latency) for s in range(spines)]
             self.spine_threads: list[Thread | None] = []
             for s in range(spines):
@@ -334,7 +342,7 @@ class Cluster:
                                                Port(f"{src}.nic0.tx", a.nic.speed_bps))
             return self._path(src, dst, uplink, hops, fwd_kc)
         lane = stable_hash("bond", src, dst) % a.bond
-        uplink = self.ports.setdefault(f"{src}.nic{lane}", Port(f"{src}.nic{lane}.tx", a.nic.speed_bps))
+        uplink_name, uplink_bps = f"{src}.nic{lane}", a.nic.speed_bps
         dlane = stable_hash("bond", src, dst) % b.bond  # the switch hashes the flow too
         dport = dst if dlane == 0 else f"{dst}#{dlane}"
         if net.kind == "leaf-spine" and net.spine is not None:
@@ -347,12 +355,17 @@ class Cluster:
                 s = stable_hash("ecmp", src, dst) % spines
                 if leafed:
                     # the leaf's uplink to spine s is shared by every flow hashed onto it
-                    up = self.ports.setdefault(f"leaf{a.leaf}.up{s}", Port(f"leaf{a.leaf}.up{s}",
-                                                                            net.switch.speed_bps))
+                    up = self.ports.setdefault(f"leaf{a.leaf}.up{s}", Port(
+                        f"leaf{a.leaf}.up{s}", min(net.switch.speed_bps, net.spine.speed_bps)))
                     hops.append(Hop(self.leaf_lat, up, ct))
+                else:
+                    # a self-routing host has a link to each spine (seed 001: one per spine
+                    # router), so the spine ECMP picks is also the port the host sends on
+                    uplink_name = f"{src}.spine{s}" + (f"#{lane}" if lane else "")
+                    uplink_bps = min(a.nic.speed_bps, net.spine.speed_bps)
                 router = self.spine_threads[s]
-                hops.append(Hop(self.spine_lat[s], self.spine_ports[(s, dst)],
-                                net.spine.forwarding == "cut-through", router))
+                port = self.spine_ports[(s, f"leaf{b.leaf}" if leafed else dst)]
+                hops.append(Hop(self.spine_lat[s], port, net.spine.forwarding == "cut-through", router))
                 if router is not None:
                     fwd_kc = (net.spine.forwarding_cycles or 0.0) / 1e3
                 if leafed:
@@ -360,6 +373,7 @@ class Cluster:
         else:
             hops.append(Hop(self.switch_lat, self.sw_ports[dport],
                             net.switch.forwarding == "cut-through"))
+        uplink = self.ports.setdefault(uplink_name, Port(f"{uplink_name}.tx", uplink_bps))
         return self._path(src, dst, uplink, hops, fwd_kc)
 
     def _path(self, src: str, dst: str, uplink: Port, hops: list[Hop], fwd_kc: float) -> Path:
