@@ -167,11 +167,14 @@ class Cluster:
         # one boost ceiling per socket, whichever core sets its cores are in; the OSD
         # cpuset takes the first cores (socket 0 first), the rest follow
         sockets = [Package(h.cpu) for _ in range(max(1, total // h.cpu.model.cores))]
-        if h.osd_cores is not None and h.osd_ids:
+        if h.osd_cores is not None and h.osd_ids and (clients or h.osd_cores < total):
             osd = CoreSet(f"{h.name}.osd_cpu", h.cpu, h.osd_cores, sockets)
-            rest = CoreSet(f"{h.name}.cpu", h.cpu, clients or max(1, total - h.osd_cores), sockets,
+            rest = CoreSet(f"{h.name}.cpu", h.cpu, clients or total - h.osd_cores, sockets,
                            first=h.osd_cores)
-        else:  # the OSDs (if any) share every core with the client side
+        else:
+            # the OSDs (if any) share every core with the client side; so they do when their
+            # cpuset is every core: nothing is left to confine the rest to, so it is not
+            # confined (osd_cores = all cores is no limit)
             osd = rest = CoreSet(f"{h.name}.cpu", h.cpu, clients or total, sockets)
         self.coresets[osd.name] = osd
         self.coresets[rest.name] = rest

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema,
-                      model_validator)
+                      field_validator, model_validator)
 
 from cephsim.catalog.models import CPUModel, DiskModel, NICModel, SwitchModel
 from cephsim.monitors.spec import ClientCommand, MonThresholds, TimerOptions
@@ -118,6 +118,14 @@ class CPUTuning(_M):
     governor: Literal["performance", "ondemand", "schedutil", "conservative", "powersave"] = Field(
         "schedutil", description="cpufreq governor deciding the clock CPU work runs at."
     )
+
+    @field_validator("max_cstate", mode="before")
+    @classmethod
+    def _state_index_from_zero(cls, v: Any) -> Any:
+        if isinstance(v, bool) or (isinstance(v, int) and v < 0):
+            raise ValueError(f"{v!r} is not a C-state: give an index from 0 "
+                             "(processor.max_cstate=N) or a state name such as 'C1'")
+        return v
     boost: bool = Field(True, description="Turbo/boost enabled (max clock = boost clock, else base clock).")
     smt: bool = Field(True, description="SMT / Hyper-Threading enabled in the firmware: each core runs the CPU's "
                       "threads_per_core hardware threads (two busy siblings share the core: each runs at "
@@ -160,7 +168,7 @@ class HostGroup(_M):
     nic: str | NICModel = Field(description="Catalog NIC id (see `cephsim catalog nics`) or an inline NIC model.")
     bond: Int = Field(1, ge=1, description="Links bonded (LACP); one flow uses one link, so latency is per link.")
     osds: OSDGroup | None = Field(None, description="OSDs on each host of the group; omit for client-only hosts.")
-    osd_cores: Int | None = Field(None, ge=1, description="Physical cores the OSD daemons may use (a cpuset holding both hardware threads of each core when SMT is on); null = all cores, shared with everything else.")
+    osd_cores: Int | None = Field(None, ge=1, description="Physical cores the OSD daemons may use (a cpuset holding both hardware threads of each core when SMT is on); null (or every core) = all cores, shared with everything else.")
     client_cores: Int | None = Field(None, ge=1, description="Physical cores (with their SMT siblings) the client side may use (fio and librbd/librados or the kernel client; a cpuset such as systemd's user.slice); null = every core not given to the OSDs.  On a host with OSDs it needs osd_cores (the two sets do not overlap).")
     osd_cpu_limit: float | None = Field(None, gt=0, le=1024, allow_inf_nan=False, description="CPU limit of each OSD daemon as a CFS bandwidth quota, in CPUs (cgroup v2 cpu.max = limit x period; Kubernetes resources.limits.cpu, e.g. a Rook OSD pod's): its threads may run on any of its cores (all, or osd_cores), but together for at most this many CPUs' worth of time per osd_cpu_period; past that every one of them waits for the next period (throttling). Unlike osd_cores (a cpuset shared by the host's OSDs) it is per daemon and fractional (e.g. 2.5). null = no quota.")
     osd_cpu_period: Duration = Field(100_000_000, ge=1_000_000, le=1_000_000_000, description="The CFS period of osd_cpu_limit (cpu.max's second field; the kernel default 100ms, allowed 1ms-1s).")
