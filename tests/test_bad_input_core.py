@@ -439,3 +439,10 @@ def test_a_bond_over_a_class_nic_is_not_questioned(run_cli):
     r = run_cli("validate", QS, "--set", "hosts.0.nic=generic-40g", "--set", "hosts.0.bond=2")
     assert r.exit_code == 0, r.output
     assert "bond 2" not in r.output
+
+
+@pytest.mark.parametrize("value", ["-1", "true"])
+def test_a_negative_or_boolean_cstate_index_is_refused(run_cli, value):
+    """processor.max_cstate counts from 0; -1 used to cut the table from its end (POLL only)."""
+    r = run_cli("validate", QS, "--set", f"hosts.0.tuning.max_cstate={value}")
+    assert_short_error(r, "hosts.0.tuning.max_cstate", "is not a C-state", "index from 0")
