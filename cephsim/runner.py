@@ -189,6 +189,13 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
             "delays or service times cannot be that long, so the model stalled: please report "
             "it", file=str(scenario_path) if scenario_path else None, path="run")
 
+    if state["measured"] == 0:  # only a runtime shorter than one I/O gets here
+        raise CephsimError.single(
+            f"no I/O completed within run.runtime {format_duration(run.runtime or 0)} after the "
+            f"ramp ({state['issued_done']} completed during the ramp): there is nothing to "
+            "report; give a runtime of at least a few I/Os' latency, or run.ios",
+            file=str(scenario_path) if scenario_path else None, path="run.runtime")
+
     mon_report = None
     if r.monitors is not None:  # the monitor cluster, simulated on its own (no data-path I/O)
         from cephsim.monitors import simulate_monitors

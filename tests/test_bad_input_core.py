@@ -446,3 +446,12 @@ def test_a_negative_or_boolean_cstate_index_is_refused(run_cli, value):
     """processor.max_cstate counts from 0; -1 used to cut the table from its end (POLL only)."""
     r = run_cli("validate", QS, "--set", f"hosts.0.tuning.max_cstate={value}")
     assert_short_error(r, "hosts.0.tuning.max_cstate", "is not a C-state", "index from 0")
+
+
+def test_a_runtime_shorter_than_one_io_is_an_error_not_an_empty_report(run_cli, tmp_path):
+    """run.runtime=1us measures nothing: the run used to exit 0 with an empty report, null
+    percentiles and every resource '100 % busy'; now it says why and writes no file."""
+    out = tmp_path / "r.json"
+    r = run_cli("run", QS, "--set", "run.runtime=1us", "-o", str(out), "-f", "json")
+    assert_short_error(r, "run.runtime", "no I/O completed within run.runtime 1us")
+    assert not out.exists()
