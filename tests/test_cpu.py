@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cephsim.components.cpu import PACKAGE_WINDOW_NS, CoreSet, Package, Thread
+from cephsim.components.cpu import ONDEMAND_PERIOD_NS, PACKAGE_WINDOW_NS, CoreSet, Package, Thread
 from cephsim.scenario.load import load_resolved
 from conftest import ROOT
 
@@ -42,6 +43,35 @@ def test_a_busy_thread_keeps_a_high_clock_on_a_core_that_was_idle() -> None:
     cold = _clock_ghz(fresh, t2 + 1_000 * US)  # a thread that has not run: core 1's own, low
     assert on_home > 0.9 * hi and moved > 0.9 * hi, (on_home, moved, hi)
     assert cold < lo + 0.5 * (hi - lo), (cold, lo, hi)
+
+
+def _governed(governor: str) -> tuple[CoreSet, Thread]:
+    _, r = load_resolved(ROOT / "scenarios" / "quickstart.yaml",
+                         [f"hosts.osd.tuning.governor={governor}"])
+    cs = CoreSet("h.cpu", r.hosts[0].cpu, 1)
+    return cs, Thread("t", cs, home=0, wakeup_kc=0.0)
+
+
+def test_conservative_steps_five_per_cent_and_ondemand_jumps() -> None:
+    """Per 10 ms sampling period, from the previous period's load: conservative moves one
+    step of 5 % of f_max (up above 80 %, down below 20 %, else stays); ondemand goes to
+    f_min + load x (f_max - f_min), or f_max above 80 %."""
+    period = ONDEMAND_PERIOD_NS
+    loads = [0.9, 0.9, 0.5, 0.1, 0.0]
+    seen: dict[str, list[float]] = {}
+    for gov in ("conservative", "ondemand"):
+        cs, th = _governed(gov)
+        core = cs.cores[0]
+        freqs = [cs.frequency(core, 0, th)]  # first look: idle before, at f_min
+        for i, load in enumerate(loads, start=1):
+            core.win_busy = int(load * period)
+            freqs.append(cs.frequency(core, i * period, th))
+        seen[gov] = freqs
+    lo, hi = cs.min_hz, cs.max_hz
+    step = 0.05 * hi
+    assert seen["conservative"] == pytest.approx([lo, lo + step, lo + 2 * step, lo + 2 * step,
+                                                  lo + step, lo])
+    assert seen["ondemand"] == pytest.approx([lo, hi, hi, lo + 0.5 * (hi - lo), lo + 0.1 * (hi - lo), lo])
 
 
 # ----------------------------------------------------------------------- SMT

@@ -28,8 +28,10 @@ What is modelled
 - **Frequency.**  ``performance`` runs at the maximum (boost) clock;
   ``powersave`` at the minimum; ``ondemand``/``conservative`` re-evaluate each
   core every 10 ms sampling period from its busy fraction in the previous
-  period (``f = f_min + load·(f_max − f_min)``, or f_max above the 80 %
-  up-threshold); ``schedutil`` follows a PELT-like utilisation with a 32 ms
+  period: ondemand sets ``f = f_min + load·(f_max − f_min)``, or f_max above the
+  80 % up-threshold; conservative moves one step of 5 % of f_max, up above 80 %
+  and down below 20 % (so at light load it stays at f_min, and under load it
+  takes ~20 periods to climb); ``schedutil`` follows a PELT-like utilisation with a 32 ms
   half-life (``f = 1.25·f_max·util``) and boosts threads waking from I/O wait
   to f_max.  The utilisation is the larger of the core's and the running
   thread's own: Linux tracks PELT per task and moves it with the task (and
@@ -99,6 +101,10 @@ from cephsim.resolve import CPUConfig
 
 ONDEMAND_PERIOD_NS = 10_000_000
 ONDEMAND_UP_THRESHOLD = 0.80
+#: cpufreq_conservative's defaults (drivers/cpufreq/cpufreq_conservative.c): below 20 %
+#: load a step down, above 80 % a step up, a step being 5 % of the maximum clock
+CONSERVATIVE_DOWN_THRESHOLD = 0.20
+CONSERVATIVE_FREQ_STEP = 0.05
 PELT_HALF_LIFE_NS = 32_000_000
 #: how often the package's power management re-evaluates the boost ceiling (AMD's
 #: Precision Boost and Intel's PCU both work on about a millisecond)
@@ -277,13 +283,21 @@ class CoreSet:
                 return self.max_hz
             util = max(self._pelt(core, t), self._pelt(thread, t))
             return min(self.max_hz, max(self.min_hz, 1.25 * self.max_hz * util))
-        # ondemand / conservative: decided at the start of each sampling period
+        # ondemand / conservative: decided at the start of each sampling period (a core
+        # that idled through whole periods is evaluated once, on waking, at load 0: the
+        # governor's update runs from the scheduler's hooks, which an idle CPU does not call)
         win = t // ONDEMAND_PERIOD_NS
         if win != core.win:
             load = core.win_busy / ONDEMAND_PERIOD_NS if win == core.win + 1 else 0.0
-            if load > ONDEMAND_UP_THRESHOLD:
+            if g == "conservative":  # one step at a time, and nothing between the thresholds
+                step = CONSERVATIVE_FREQ_STEP * self.max_hz
+                if load > ONDEMAND_UP_THRESHOLD:
+                    core.freq_hz = min(self.max_hz, core.freq_hz + step)
+                elif load < CONSERVATIVE_DOWN_THRESHOLD:
+                    core.freq_hz = max(self.min_hz, core.freq_hz - step)
+            elif load > ONDEMAND_UP_THRESHOLD:
                 core.freq_hz = self.max_hz
-            else:
+            else:  # ondemand: in proportion to the load
                 core.freq_hz = self.min_hz + min(load, 1.0) * (self.max_hz - self.min_hz)
             core.win = win
             core.win_busy = 0
