@@ -76,7 +76,7 @@ class Workload:
         while not self.stopped:
             block = self._next_block(st)
             pg = object_pg(job.index, block // self.per_object, pg_num)
-            op = Op(job, not self._is_read(st), self.w.bs, pg, k.now, self.issued)
+            op = Op(job, not self._is_read(st), self.w.bs, pg, k.now, self.issued, block)
             if self.issued in self.trace:
                 op.acc = TracedAcc()
             self.issued += 1

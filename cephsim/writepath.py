@@ -106,14 +106,38 @@ def _fork(acc: list[int]) -> list[int]:
     return fork(acc)
 
 
+def deferred_runs(extents: list[tuple[int, int, int]], per_object: int) -> list[int]:
+    """Bytes of each device write a BlueStore deferred batch makes.
+
+    ``extents``: the batch's writes as (image, block, bytes), blocks counted in writes of
+    ``bytes`` from the image's start, ``per_object`` of them to an object.  The batch keeps
+    them in a map by device offset, so a block written twice is written once (the later
+    write replaced the earlier) and blocks that follow each other are one I/O
+    (``BlueStore::_deferred_submit_unlock``).  Objects are assumed laid out contiguously
+    on the device, and different objects (or images) apart.
+    """
+    runs: list[int] = []
+    prev: tuple[int, int] | None = None  # (image, block) the last run ended at
+    for image, block, nbytes in sorted(set(extents)):
+        if (prev is not None and (image, block) == (prev[0], prev[1] + 1)
+                and block // per_object == prev[1] // per_object):
+            runs[-1] += nbytes
+        else:
+            runs.append(nbytes)
+        prev = (image, block)
+    return runs
+
+
 class Op:
     """One client I/O in flight."""
 
-    __slots__ = ("acc", "ev", "is_write", "job", "nbytes", "pg", "seq", "submit", "slat_end")
+    __slots__ = ("acc", "block", "ev", "is_write", "job", "nbytes", "pg", "seq", "submit",
+                 "slat_end")
 
     def __init__(self, job: ClientJob, is_write: bool, nbytes: int, pg: int, t: int,
-                 seq: int = 0) -> None:
+                 seq: int = 0, block: int = 0) -> None:
         self.seq = seq  #: issue order over the whole run (0, 1, 2, ...)
+        self.block = block  #: where in the job's image, in blocks of nbytes
         self.job = job
         self.is_write = is_write
         self.nbytes = nbytes
@@ -149,6 +173,8 @@ class Protocol:
         self.notify_all = costs.notify_all_on_enqueue
         hdd = any(h.disk and h.disk.media == "hdd" for h in r.hosts)
         self.batch_ops = 64 if hdd else 16  #: bluestore_deferred_batch_ops_{hdd,ssd}
+        w = cluster.r.scenario.workload
+        self.blocks_per_object = max(1, w.object_size // w.bs)  #: as the workload counts them
         self.cost_per_io = COST_PER_IO["hdd" if hdd else "ssd"]
         # whether a read finds its data in the primary's BlueStore buffer cache: one coin
         # per OSD on its own stream (osdN.cache), opened only if the outcome is uncertain
@@ -385,7 +411,7 @@ class Protocol:
         if k.must_yield(t):
             yield t
         if self.deferred:
-            self._deferred_apply(osd, t, cost)
+            self._deferred_apply(osd, t, cost, op)
         return t
 
     def kv_sync_loop(self, osd: OSD) -> Generator[Any, Any, None]:
@@ -533,26 +559,31 @@ class Protocol:
         return
         yield  # pragma: no cover
 
-    def _deferred_apply(self, osd: OSD, t: int, cost: int) -> None:
+    def _deferred_apply(self, osd: OSD, t: int, cost: int, op: Op) -> None:
         """Deferred writes reach their final place later, in batches, off the latency path.
 
         Submitted when ``bluestore_deferred_batch_ops`` are queued or the deferred
         throttle is past its midpoint (``BlueStore::_deferred_queue`` / ``deferred_try_submit``
         in ``src/os/bluestore/BlueStore.cc``); the deferred throttle
-        is released when the batch's writes have completed.
+        is released when the batch's writes have completed.  A batch keeps its writes by
+        device offset and submits each contiguous run as one I/O
+        (``_deferred_submit_unlock``), so sequential small writes reach an HDD as a few
+        large writes, not one access each.
         """
         osd.deferred_queued += 1
         osd.deferred_bytes += cost
+        osd.deferred_extents.append((op.job.index, op.block, op.nbytes))
         past_mid = osd.throttle_deferred > (THROTTLE_BYTES + THROTTLE_DEFERRED_BYTES) // 2
         if osd.deferred_queued >= self.batch_ops or past_mid:
             end = t
-            for _ in range(osd.deferred_queued):
+            for nbytes in deferred_runs(osd.deferred_extents, self.blocks_per_object):
                 if osd.crypt_sector:  # off every op's path: the workers' CPU only
-                    self._next_kcryptd(osd).run(t, self._crypt_kc(osd, 4096), None)
-                end = max(end, osd.disk.write(t, 4096, None))
+                    self._next_kcryptd(osd).run(t, self._crypt_kc(osd, nbytes), None)
+                end = max(end, osd.disk.write(t, nbytes, None))
             self.k.spawn(self._release_deferred(osd, osd.deferred_bytes), end)
             osd.deferred_queued = 0
             osd.deferred_bytes = 0
+            osd.deferred_extents = []
 
     # ------------------------------------------------------------ reads
     def primary_read(self, op: Op, osd: OSD, t: int) -> Generator[Any, Any, int]:

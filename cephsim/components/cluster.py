@@ -48,6 +48,8 @@ class OSD:
     kv_need_flush: bool = False
     deferred_queued: int = 0
     deferred_bytes: int = 0  #: throttle cost of the deferred writes queued, not yet applied
+    #: the queued deferred writes' extents: (image, first block, blocks), blocks of ``bs``
+    deferred_extents: list = field(default_factory=list)
     throttle_kv: int = 0  #: bluestore_throttle_bytes in use, txc costs (BlueStoreThrottle)
     throttle_deferred: int = 0  #: the deferred throttle in use
     throttle_waiters: list = field(default_factory=list)
