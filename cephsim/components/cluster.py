@@ -48,7 +48,7 @@ class OSD:
     kv_need_flush: bool = False
     deferred_queued: int = 0
     deferred_bytes: int = 0  #: throttle cost of the deferred writes queued, not yet applied
-    #: the queued deferred writes' extents: (image, first block, blocks), blocks of ``bs``
+    #: the queued deferred writes' extents: (image, block, bytes), blocks counted in ``bs``
     deferred_extents: list = field(default_factory=list)
     throttle_kv: int = 0  #: bluestore_throttle_bytes in use, txc costs (BlueStoreThrottle)
     throttle_deferred: int = 0  #: the deferred throttle in use
@@ -365,7 +365,7 @@ class Cluster:
                     hops.append(Hop(self.leaf_lat, up, ct))
                 else:
                     # a self-routing host has a link to each spine (seed 001: one per spine
-                    # router), so the spine ECMP picks is also the port the host sends on
+                    # router), so the spine that ECMP picks is also the port the host sends on
                     uplink_name = f"{src}.spine{s}" + (f"#{lane}" if lane else "")
                     uplink_bps = min(a.nic.speed_bps, net.spine.speed_bps)
                 router = self.spine_threads[s]
