@@ -33,7 +33,7 @@ class Workload:
         self.w = w
         self.on_complete = on_complete  #: returns False when the run should stop issuing
         self.blocks = max(1, w.image_size // w.bs)
-        self.per_object = max(1, w.object_size // w.bs)
+        self.per_object = w.blocks_per_object
         self.random = w.rw.startswith("rand")
         self.mixed = w.rw in ("rw", "randrw")
         self.reads = w.rw in ("read", "randread")

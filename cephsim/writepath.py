@@ -173,8 +173,7 @@ class Protocol:
         self.notify_all = costs.notify_all_on_enqueue
         hdd = any(h.disk and h.disk.media == "hdd" for h in r.hosts)
         self.batch_ops = 64 if hdd else 16  #: bluestore_deferred_batch_ops_{hdd,ssd}
-        w = cluster.r.scenario.workload
-        self.blocks_per_object = max(1, w.object_size // w.bs)  #: as the workload counts them
+        self.blocks_per_object = r.scenario.workload.blocks_per_object
         self.cost_per_io = COST_PER_IO["hdd" if hdd else "ssd"]
         # whether a read finds its data in the primary's BlueStore buffer cache: one coin
         # per OSD on its own stream (osdN.cache), opened only if the outcome is uncertain
@@ -570,18 +569,16 @@ class Protocol:
         (``_deferred_submit_unlock``), so sequential small writes reach an HDD as a few
         large writes, not one access each.
         """
-        osd.deferred_queued += 1
         osd.deferred_bytes += cost
         osd.deferred_extents.append((op.job.index, op.block, op.nbytes))
         past_mid = osd.throttle_deferred > (THROTTLE_BYTES + THROTTLE_DEFERRED_BYTES) // 2
-        if osd.deferred_queued >= self.batch_ops or past_mid:
+        if len(osd.deferred_extents) >= self.batch_ops or past_mid:
             end = t
             for nbytes in deferred_runs(osd.deferred_extents, self.blocks_per_object):
                 if osd.crypt_sector:  # off every op's path: the workers' CPU only
                     self._next_kcryptd(osd).run(t, self._crypt_kc(osd, nbytes), None)
                 end = max(end, osd.disk.write(t, nbytes, None))
             self.k.spawn(self._release_deferred(osd, osd.deferred_bytes), end)
-            osd.deferred_queued = 0
             osd.deferred_bytes = 0
             osd.deferred_extents = []
 

@@ -46,10 +46,9 @@ class OSD:
     kv_pending: list = field(default_factory=list)
     kv_running: bool = False
     kv_need_flush: bool = False
-    deferred_queued: int = 0
-    deferred_bytes: int = 0  #: throttle cost of the deferred writes queued, not yet applied
-    #: the queued deferred writes' extents: (image, block, bytes), blocks counted in ``bs``
+    #: the deferred writes queued, not yet applied: (image, block, bytes), blocks counted in ``bs``
     deferred_extents: list = field(default_factory=list)
+    deferred_bytes: int = 0  #: their throttle cost
     throttle_kv: int = 0  #: bluestore_throttle_bytes in use, txc costs (BlueStoreThrottle)
     throttle_deferred: int = 0  #: the deferred throttle in use
     throttle_waiters: list = field(default_factory=list)

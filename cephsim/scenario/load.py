@@ -174,16 +174,12 @@ def _own_copy(node: Any) -> Any:
     the anchor.  The copy keeps the node's line and column, so errors still point at
     the lines that define it.
     """
-    if isinstance(node, CommentedMap):
-        return node.copy()
-    if isinstance(node, CommentedSeq):
+    if isinstance(node, CommentedSeq):  # (list.copy would drop the line numbers)
         seq = CommentedSeq(node)
         node.copy_attributes(seq)
         return seq
-    if isinstance(node, dict):
-        return dict(node)
-    if isinstance(node, list):
-        return list(node)
+    if isinstance(node, (dict, list)):  # CommentedMap.copy keeps them
+        return node.copy()
     return node
 
 

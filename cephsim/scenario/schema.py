@@ -388,6 +388,12 @@ class Workload(_M):
     object_size: Size = Field(4 * 1024**2, description="RADOS object size.")
     read_cache: Literal["cold", "warm"] = Field("cold", description="State of the OSDs' BlueStore buffer caches (bluestore_default_buffered_read is on) for reads. 'cold' (default): every read goes to the device, as on a first pass over freshly written data (writes do not fill the cache: bluestore_default_buffered_write is off). 'warm': the data was read before (e.g. by an earlier test of the same suite), so each read hits the primary's cache with the probability cache bytes / data bytes, capped at 1 (see ceph.osd_memory_target).")
 
+    @property
+    def blocks_per_object(self) -> int:
+        """Blocks of ``bs`` to an object: block b of an image (counted from its start) lies
+        in object b // blocks_per_object."""
+        return max(1, self.object_size // self.bs)
+
     @model_validator(mode="after")
     def _bs(self) -> Workload:
         if self.bs <= 0 or self.bs % 512:
