@@ -512,6 +512,17 @@ def test_cut_through_switch_stores_and_forwards_into_a_faster_port_exactly(rw):
     assert (lat == exp).all(), f"simulated {sorted(set(lat.tolist()))} ns, hand sum {exp} ns"
 
 
+def test_a_fast_nic_in_a_slow_switch_runs_at_the_switch_speed_exactly():
+    """Links train to the slower end: 10G NICs in a 1G switch send at 1G, on the host's
+    uplink (where the primary's two MOSDRepOps queue) as on the switch's ports, so the
+    run is bit-identical to one with 1G NICs of the same latencies."""
+    slow = ("hosts.osd.count=3", "pool.size=3", "network.topology.switch.speed=1Gbit/s")
+    res10, a10 = _run(*slow)
+    _, a1 = _run(*slow, "hosts.osd.nic.speed=1Gbit/s", "hosts.client.nic.speed=1Gbit/s")
+    assert (a10["complete"] - a10["submit"] == a1["complete"] - a1["submit"]).all()
+    assert res10.utilization["osd0.nic0.tx"] > 0
+
+
 @pytest.mark.parametrize("mode", ["routed", "broadcast"])
 def test_full_mesh_write_size1_is_the_switch_sum_minus_the_switch_exactly(mode):
     """A full mesh cables hosts directly: each message loses exactly the switch's part."""

@@ -346,7 +346,9 @@ class Cluster:
                                                Port(f"{src}.nic0.tx", a.nic.speed_bps))
             return self._path(src, dst, uplink, hops, fwd_kc)
         lane = stable_hash("bond", src, dst) % a.bond
-        uplink_name, uplink_bps = f"{src}.nic{lane}", a.nic.speed_bps
+        # the host's link to its switch trains to the slower end (a 10G NIC in a 1G port
+        # sends at 1G), as the switch's port towards the host does (_build_fabric)
+        uplink_name, uplink_bps = f"{src}.nic{lane}", min(a.nic.speed_bps, net.switch.speed_bps)
         dlane = stable_hash("bond", src, dst) % b.bond  # the switch hashes the flow too
         dport = dst if dlane == 0 else f"{dst}#{dlane}"
         if net.kind == "leaf-spine" and net.spine is not None:
