@@ -3,12 +3,10 @@
 A message of ``n`` payload bytes from host A to host B:
 
 1. netem on A's egress (and on the A->B link, if set): added delay with
-   uniform (netem default) or normal jitter; a lost segment costs a TCP
-   retransmission timeout (``TCP_RTO_MIN`` = 200 ms; a message of k segments
-   loses one with probability 1-(1-p)^k), and the resent segment is lost again
-   with probability p, each time after twice the previous timeout (RFC 6298's
-   backoff, up to ``TCP_RTO_MAX`` = 120 s; Linux gives up after
-   ``tcp_retries2`` = 15 resends, where this model delivers).
+   uniform (netem default) or normal jitter, and loss: each segment is dropped
+   with probability p.  What a loss costs is how Linux TCP (SACK, RACK-TLP:
+   ``tcp_recovery.c``, ``tcp_schedule_loss_probe`` in ``tcp_output.c``) finds it
+   out (step 6).
 2. A's NIC transmit latency, then serialisation of the frames on A's link
    (a FIFO per NIC port, so concurrent messages queue).  Frames carry
    ``MTU - 52`` bytes of TCP payload and 90 bytes of headers, preamble and
@@ -30,9 +28,30 @@ A message of ``n`` payload bytes from host A to host B:
    than the window's time on the wire, so nothing changes; with netem or WAN delay a
    4 MiB message pays several round trips, and a fully open window still caps a
    connection at one receive window (default 3 MiB) per round trip.  No congestion
-   avoidance or loss-driven window cuts (a loss costs an RTO, step 1).  One flow per host pair and
+   avoidance or loss-driven window cuts (a loss costs its recovery, step 6).  One flow per host pair and
    direction, as for bonding (Ceph opens one per daemon pair, so real flows are
    idle more often: this is the optimistic side).
+6. Loss recovery, by where the message lost a segment (``rtt``: both ways' fixed
+   latencies and netem, as in step 5):
+
+   - a segment before the last one (a hole): the segments after it arrive, the
+     receiver SACKs them at once, and RACK marks the hole lost a quarter of the
+     minimum RTT after its RTT has passed (``tcp_rack_reo_wnd``); its resend is in
+     1.25 x rtt after the hole would have been, which delays the message only where
+     that falls after its last segment (a hole early in a 4 MiB message costs nothing);
+   - the last segment (a tail loss): nothing follows to be SACKed, so the sender's
+     tail-loss probe resends it after 2 x srtt + ``TCP_TIMEOUT_MIN`` (two jiffies:
+     8 ms at the CONFIG_HZ=250 of Debian, Ubuntu and Proxmox kernels; RHEL's 1000
+     gives 2 ms), plus one more rtt to repair a hole the probe's SACK reveals;
+   - a one-segment message (a reply, a small message): the probe waits
+     ``TCP_RTO_MIN`` more when it is the only packet out ("to account for delayed
+     ack"), so it is the retransmission timeout that fires: 200 ms.
+
+   A resend is lost again with probability p, and then only the retransmission
+   timeout finds it: 200 ms, doubling each time (RFC 6298's backoff, up to
+   ``TCP_RTO_MAX`` = 120 s; Linux gives up after ``tcp_retries2`` = 15 resends,
+   where this model delivers).  Segments of other messages in flight on the same
+   connection (which could SACK a tail loss sooner) are not looked at.
 
 Bonded links (LACP, ``bond: N``): a flow (one TCP connection, i.e. one
 host pair and direction here) is hashed onto one member link, on the host's
@@ -73,6 +92,8 @@ WIRE_OVERHEAD = 90  #: per frame: TCP/IP 52 + Ethernet 18 + preamble/IFG 20
 TCP_RTO_MIN_NS = 200_000_000
 TCP_RTO_MAX_NS = 120_000_000_000
 TCP_RETRIES2 = 15  #: Linux's net.ipv4.tcp_retries2 default
+#: TCP_TIMEOUT_MIN (2 jiffies) at CONFIG_HZ=250, the tail-loss probe's floor above 2 x srtt
+TCP_TIMEOUT_MIN_NS = 8_000_000
 
 class TcpWindow:
     """The hosts' TCP window settings as one flow uses them (from scenario ``network.tcp``)."""
@@ -139,9 +160,9 @@ class Hop:
 class Path:
     """Everything between two hosts' sockets, in one direction."""
 
-    __slots__ = ("_shapes", "cwnd", "forwarding_kc", "hops", "impairments", "last_send",
-                 "loopback", "mss", "rev_delay_ns", "rx_latency", "rtos", "tcp", "tx_latency",
-                 "uplink", "name", "window_stall_ns")
+    __slots__ = ("_shapes", "cwnd", "fast_recoveries", "forwarding_kc", "hops", "impairments",
+                 "last_send", "loopback", "lossy", "mss", "rev_delay_ns", "rx_latency", "rtos",
+                 "tcp", "tx_latency", "uplink", "name", "window_stall_ns")
 
     def __init__(self, uplink: Port, hops: list[Hop], tx_latency: Sampler,
                  rx_latency: Sampler, impairments: list[Impairment], mtu: int,
@@ -154,6 +175,8 @@ class Path:
         self.tx_latency = tx_latency
         self.rx_latency = rx_latency
         self.impairments = impairments
+        #: the impairments that drop segments (each with its own random stream)
+        self.lossy = [imp for imp in impairments if imp.loss > 0.0 and imp.uniform is not None]
         self.mss = mtu - TCP_HEADERS
         self.forwarding_kc = forwarding_kc
         self._shapes: dict[int, tuple[int, int, int, int]] = {}
@@ -163,6 +186,7 @@ class Path:
         self.rev_delay_ns = rev_delay_ns  #: mean netem delay of the opposite direction (the ACKs' way)
         self.window_stall_ns = 0  #: total time messages waited for the window (a metric)
         self.rtos = 0  #: retransmission timeouts this path's messages waited for (a metric)
+        self.fast_recoveries = 0  #: losses repaired without a timeout: RACK or tail-loss probe
 
     def _shape(self, nbytes: int) -> tuple[int, int, int, int]:
         """Frames, wire bytes, and the first and the last frame's wire bytes, of a message."""
@@ -188,17 +212,6 @@ class Path:
                 d = imp.delay.draw()
                 if d > 0:
                     netem += d
-            if imp.loss > 0.0 and imp.uniform is not None:
-                if imp.uniform() < 1.0 - (1.0 - imp.loss) ** frames:
-                    rto = TCP_RTO_MIN_NS
-                    t += rto
-                    self.rtos += 1
-                    resends = 1
-                    while resends < TCP_RETRIES2 and imp.uniform() < imp.loss:
-                        rto = min(2 * rto, TCP_RTO_MAX_NS)  # the resend was lost too
-                        t += rto
-                        self.rtos += 1
-                        resends += 1
         t += netem
         lat = self.tx_latency.draw()  # fixed latencies of the way, without wire and queues
         t += lat
@@ -236,11 +249,14 @@ class Path:
             in_bps = out_bps
         rx = self.rx_latency.draw()
         t = end + rx
+        # round trip: both ways' fixed latencies, this way's netem, the ACKs' netem
+        rtt = 2 * (lat + rx) + netem + self.rev_delay_ns
         if frames > self.tcp.initial:  # only a message bigger than a window can wait for one
-            # round trip: both ways' fixed latencies, this way's netem, the ACKs' netem
-            stall = self._window_stall(t0, frames, 2 * (lat + rx) + netem + self.rev_delay_ns)
+            stall = self._window_stall(t0, frames, rtt)
             t += stall
             end += stall  # ACK-clocked: its last segment left that much later
+        if self.lossy:
+            t += self._loss_wait(frames, rtt)
         self.last_send = end
         if acc is not None:
             acc[0] += t - t0 - queued
@@ -248,6 +264,53 @@ class Path:
             if type(acc) is not list:  # a traced op: one span per message
                 acc.spans.append((self.name, "net", t0, t0, t, queued))  # type: ignore[attr-defined]
         return t
+
+    def _loss_wait(self, frames: int, rtt: int) -> int:
+        """How much later a message of ``frames`` segments is complete because netem dropped
+        some of them (step 6 of the module docstring); 0 if none was dropped."""
+        last_lost = False
+        gap = frames - 1  # segments between the latest hole and the last segment, + 1
+        for imp in self.lossy:
+            if imp.uniform() < imp.loss:
+                last_lost = True
+            if frames > 1:
+                # the segments before the last one, counted backwards from it, survive
+                # until the first one that is dropped: a geometric count (one draw)
+                u = imp.uniform()
+                k = 0 if imp.loss >= 1.0 else int(math.log1p(-u) / math.log1p(-imp.loss))
+                if k < gap:
+                    gap = k
+        hole = gap < frames - 1
+        if not (last_lost or hole):
+            return 0
+        rto = TCP_RTO_MIN_NS  # the timeout a lost resend waits for
+        if frames == 1:
+            wait = TCP_RTO_MIN_NS  # the probe would wait as long: the RTO fires
+            self.rtos += 1
+            rto = 2 * TCP_RTO_MIN_NS  # and backs off
+        elif last_lost:
+            wait = 2 * rtt + TCP_TIMEOUT_MIN_NS + (rtt if hole else 0)
+            self.fast_recoveries += 1
+        else:
+            # the hole's resend lands 1.25 rtt after it would have; the segments after it
+            # take (gap + 1) segment times to arrive, which the resend can hide behind
+            seg_ns = (self.mss + WIRE_OVERHEAD) * 8e9 / self.uplink.bps
+            wait = max(0, int(rtt * 1.25 - (gap + 1) * seg_ns))
+            self.fast_recoveries += 1
+        resends = 1
+        while resends < TCP_RETRIES2 and self._resend_lost():
+            wait += rto  # only the retransmission timeout finds a lost resend
+            self.rtos += 1
+            rto = min(2 * rto, TCP_RTO_MAX_NS)
+            resends += 1
+        return wait
+
+    def _resend_lost(self) -> bool:
+        lost = False
+        for imp in self.lossy:
+            if imp.uniform() < imp.loss:
+                lost = True
+        return lost
 
     def _window_stall(self, t0: int, frames: int, rtt: int) -> int:
         """Time a message of ``frames`` segments, sent at ``t0``, waits for ACKs.

@@ -7,8 +7,10 @@ in ``RunResult.warnings`` (the ``warning:`` lines of the text report and
 * :func:`loss_warnings` -- computed from the measured ops: with netem loss anywhere on the
   data path, the ops that took at least ``TCP_RTO_MIN`` (200 ms) x 0.9 longer than the
   median are the ones that waited for a retransmission timeout (the data-path network model
-  charges an RTO per lost message, doubling per lost resend, and counts them; only a TCP window wait over a round trip of 180 ms or
-  more could add a step that large, and :func:`window_warnings` reports those).
+  charges one for a lost one-segment message and for every lost resend, doubling, and
+  counts them, and the losses SACK or the tail-loss probe repaired sooner; only a TCP window
+  wait over a round trip of 180 ms or more could add a step that large, and
+  :func:`window_warnings` reports those).
 * :func:`window_warnings` -- how long messages larger than the TCP window waited for ACKs
   (``network.tcp``; the wait per path is counted by the network model).
 * :func:`site_warnings` -- the stretch-mode rule of thumb (Daniel Parkes and Anthony D'Atri,
@@ -61,12 +63,17 @@ def loss_warnings(rec: Any, r: Any, paths: dict | None = None) -> list[str]:
     if n == 0:
         return []
     rtos = sum(p.rtos for p in paths.values()) if paths else None
+    fast = sum(p.fast_recoveries for p in paths.values()) if paths else 0
     k, med = rto_ops(lat)
     where = ", ".join(src[:4]) + (f" and {len(src) - 4} more" if len(src) > 4 else "")
     p99 = float(np.percentile(lat, 99)) / 1e6
     timeouts = "" if rtos is None else f"{rtos} retransmission timeouts in the run; "
+    if fast:
+        timeouts += (f"{fast} losses repaired without a timeout (SACK/RACK within a round "
+                     f"trip, or the tail-loss probe after 2 RTT + 8 ms); ")
     if k == 0 and not rtos:
-        return [f"netem loss ({where}): no op waited for a TCP retransmission timeout in {n} ops"]
+        return [f"netem loss ({where}): {timeouts}no op waited for a TCP retransmission "
+                f"timeout in {n} ops"]
     if k == 0:  # so many ops lost something that the median itself waited
         return [f"netem loss ({where}): {timeouts}the median op ({med / 1e6:.1f} ms) already "
                 f"waited for one (TCP_RTO_MIN 200 ms, doubling per lost resend); "

@@ -99,7 +99,7 @@ class Netem(_M):
     delay: Duration = Field(0, description="Added one-way delay per packet, e.g. '160ms'.")
     jitter: Duration = Field(0, description="Delay variation: half-width of a uniform range (netem default) or the standard deviation with distribution 'normal'.")
     distribution: Literal["uniform", "normal"] = Field("uniform", description="Shape of the jitter, as netem's 'distribution' keyword (none = uniform).")
-    loss: Fraction = Field(0.0, description="Packet loss probability, e.g. '1%' (below 100%). A lost segment costs a TCP retransmission timeout (200 ms), a lost resend twice the previous one.")
+    loss: Fraction = Field(0.0, description="Packet loss probability per segment, e.g. '1%' (below 100%). What a loss costs is Linux TCP's recovery: a hole SACK reveals ~1.25 round trips, a message's lost last segment the tail-loss probe (2 RTT + 8 ms), a lost one-segment message a retransmission timeout (200 ms); a lost resend waits for the timeout, twice the previous one each time.")
 
     @model_validator(mode="after")
     def _check(self) -> Netem:
@@ -225,7 +225,7 @@ class SiteLink(_M):
     rtt: Duration = Field(description="Round-trip time the link adds (each direction gets rtt/2 of netem delay), e.g. '10ms'.")
     jitter: Duration = Field(0, description="netem jitter per direction: half-width of a uniform range, or the standard deviation with distribution 'normal'.")
     distribution: Literal["uniform", "normal"] = Field("uniform", description="Shape of the jitter (netem 'distribution').")
-    loss: Fraction = Field(0.0, description="Packet loss per direction, e.g. '0.1%' (below 100%); a lost segment costs a TCP retransmission timeout (200 ms), a lost resend twice the previous one.")
+    loss: Fraction = Field(0.0, description="Packet loss per segment and direction, e.g. '0.1%' (below 100%); recovered as for host netem (SACK ~1.25 round trips, tail-loss probe 2 RTT + 8 ms, 200 ms retransmission timeout for a one-segment message or a lost resend).")
 
     @model_validator(mode="after")
     def _check(self) -> SiteLink:
