@@ -81,13 +81,14 @@ class CPUConfig:
     model: CPUModel
     cores: int  #: physical cores
     cstates: tuple[CState, ...]  #: allowed idle states, shallowest first
-    governor: str
+    governor: str  #: the governor as modelled (powersave under a P-state driver: schedutil)
     max_hz: float
     min_hz: float
     threads_per_core: int = 1  #: hardware threads per core (1: SMT off or absent)
     smt_yield: float = 1.0  #: a core's work rate with two busy threads, relative to one
     #: the clock ceiling with every core of a socket busy (0 or max_hz: no all-core drop)
     all_core_hz: float = 0.0
+    cpufreq_driver: str = "acpi-cpufreq"  #: the kernel's cpufreq driver ('auto' resolved)
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,10 +227,19 @@ def resolve_cpu(cpu: CPUModel, sockets: int, cstate_id: str | None, tuning: CPUT
     # catalog keeps all_core_clock between base and boost)
     all_core = (cpu.all_core_clock_hz or max_hz) if tuning.boost else max_hz
     tpc = cpu.threads_per_core if tuning.smt else 1
+    driver = tuning.cpufreq_driver
+    if driver == "auto":
+        driver = "intel_pstate" if cpu.vendor == "intel" else "acpi-cpufreq"
+    governor = tuning.governor
+    if governor == "powersave" and driver != "acpi-cpufreq":
+        # intel_pstate / amd-pstate-epp in active mode: 'powersave' lets the driver (HWP /
+        # CPPC with the default balance_performance EPP) pick the P-state from the load,
+        # which is what schedutil models; only acpi-cpufreq's powersave pins the minimum
+        governor = "schedutil"
     return CPUConfig(model=cpu, cores=cpu.cores * sockets, cstates=tuple(states),
-                     governor=tuning.governor, max_hz=max_hz, min_hz=cpu.min_clock_hz,
+                     governor=governor, max_hz=max_hz, min_hz=cpu.min_clock_hz,
                      threads_per_core=tpc, smt_yield=cpu.smt_yield if tpc > 1 else 1.0,
-                     all_core_hz=all_core)
+                     all_core_hz=all_core, cpufreq_driver=driver)
 
 
 def write_mode(release: str, media: str, bs: int, version: str | None = None) -> str:
@@ -415,7 +425,8 @@ def resolved_dict(r: Resolved) -> dict[str, Any]:
             return None
         return {"model": c.model.model_dump(mode="json", by_alias=True, exclude={"sources"}),
                 "cores": c.cores, "allowed_cstates": [s.model_dump(mode="json", by_alias=True) for s in c.cstates],
-                "governor": c.governor, "max_hz": c.max_hz, "min_hz": c.min_hz,
+                "governor": c.governor, "cpufreq_driver": c.cpufreq_driver,
+                "max_hz": c.max_hz, "min_hz": c.min_hz,
                 "threads_per_core": c.threads_per_core, "smt_yield": c.smt_yield,
                 "all_core_hz": c.all_core_hz}
 

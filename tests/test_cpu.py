@@ -415,3 +415,27 @@ def test_an_overdraft_is_repaid_from_the_next_period() -> None:
         t = th.run(t, 100.0, None, handoff=False)
     assert t == 1_300 * US  # 200 us overdraft + 300 us used: period 1 is spent
     assert th.run(t, 100.0, None, handoff=False) == 2_100 * US
+
+
+@pytest.mark.parametrize(("cpu", "driver", "expect"), [
+    ("xeon-6430", "auto", ("schedutil", "intel_pstate")),
+    ("xeon-6430", "acpi-cpufreq", ("powersave", "acpi-cpufreq")),
+    ("epyc-7313p", "auto", ("powersave", "acpi-cpufreq")),
+    ("epyc-7313p", "amd-pstate-epp", ("schedutil", "amd-pstate-epp")),
+])
+def test_powersave_is_the_minimum_clock_only_under_acpi_cpufreq(cpu, driver, expect) -> None:
+    """intel_pstate (Intel's default driver) and amd-pstate-epp in active mode offer
+    'powersave' as their dynamic default: the P-state follows the load (modelled as
+    schedutil); only acpi-cpufreq's powersave pins the minimum clock."""
+    _, r = load_resolved(ROOT / "scenarios" / "quickstart.yaml",
+                         [f"hosts.osd.cpu={cpu}", "hosts.osd.tuning.governor=powersave",
+                          f"hosts.osd.tuning.cpufreq_driver={driver}"])
+    c = r.hosts[0].cpu
+    assert (c.governor, c.cpufreq_driver) == expect
+    # a thread kept busy for ~50 ms: a load-following clock climbs, the minimum stays
+    th = Thread("t", CoreSet("h.cpu", c, 4), 0, 0.0)
+    t = 0
+    for _ in range(100):
+        t = th.run(t, 1000.0, None, handoff=False)
+    last_ghz = _clock_ghz(th, t)
+    assert (last_ghz < c.min_hz / 1e9 * 1.01) == (expect[0] == "powersave"), last_ghz

@@ -26,7 +26,9 @@ What is modelled
   gaps (2-5 % of its cores in a 70-OSD run) and every woken thread queues behind
   bookings that have not started.
 - **Frequency.**  ``performance`` runs at the maximum (boost) clock;
-  ``powersave`` at the minimum; ``ondemand``/``conservative`` re-evaluate each
+  ``powersave`` at the minimum (acpi-cpufreq's; under intel_pstate or amd-pstate-epp
+  powersave is the load-following default and resolves to ``schedutil``:
+  ``resolve.resolve_cpu``); ``ondemand``/``conservative`` re-evaluate each
   core every 10 ms sampling period from its busy fraction in the previous
   period: ondemand sets ``f = f_min + load·(f_max − f_min)``, or f_max above the
   80 % up-threshold; conservative moves one step of 5 % of f_max, up above 80 %

@@ -116,7 +116,15 @@ class CPUTuning(_M):
         "(processor.max_cstate=1 -> 1). null = all states the platform offers.",
     )
     governor: Literal["performance", "ondemand", "schedutil", "conservative", "powersave"] = Field(
-        "schedutil", description="cpufreq governor deciding the clock CPU work runs at."
+        "schedutil", description="cpufreq governor deciding the clock CPU work runs at. 'powersave' "
+        "depends on the driver (cpufreq_driver): the minimum clock under acpi-cpufreq, but a "
+        "load-following P-state choice under intel_pstate or amd-pstate-epp (modelled as schedutil)."
+    )
+    cpufreq_driver: Literal["auto", "intel_pstate", "amd-pstate-epp", "acpi-cpufreq"] = Field(
+        "auto", description="The kernel's cpufreq driver. 'auto': intel_pstate (active mode) on "
+        "Intel CPUs, the default since Linux 3.9, and acpi-cpufreq otherwise (amd-pstate-epp needs "
+        "CPPC enabled in the firmware and Linux 6.5+; set it when the host runs it). Under "
+        "intel_pstate and amd-pstate-epp, 'powersave' is the dynamic default, not the minimum clock."
     )
 
     @field_validator("max_cstate", mode="before")
