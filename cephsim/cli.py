@@ -110,6 +110,8 @@ def _emit(text: str, output: Path | None) -> None:
     from cephsim.output import STDOUT, write_atomic
 
     if output is None or str(output) == STDOUT:
+        if sys.stdout is None:  # started with stdout closed (cmd >&-)
+            raise CephsimError.single("stdout is closed; give --output FILE")
         sys.stdout.write(text)
         return
 
@@ -133,6 +135,10 @@ def run(scenario: ScenarioArg, seed: SeedOpt = None, set_: SetOpt = None,
 
         check_outputs({"--output": output}, [scenario])
         sc, resolved = load_resolved(scenario, set_)
+        if sc.ceph.profile:  # nor may it replace the calibrated profile the scenario reads
+            from cephsim.cli_calibrate import scenario_profile_path
+
+            check_outputs({"--output": output}, [scenario_profile_path(scenario, sc)])
         with ProgressBar(progress_total(sc), f"simulating {sc.name}", quiet=quiet) as bar:
             res = run_scenario(sc, scenario_path=scenario, seed=seed, resolved=resolved,
                                progress=bar.update)
@@ -224,7 +230,22 @@ from cephsim.cli_monitors import register as _reg_monitors; _reg_monitors(app)  
 
 
 def main() -> None:
-    app()
+    try:
+        try:
+            app()
+        finally:  # a report still in stdout's buffer fails here on a full device
+            if sys.stdout is not None:
+                sys.stdout.flush()
+    except OSError as e:  # stdout full (/dev/full) or a closed pipe: say so, briefly
+        import os
+
+        try:  # later flushes (at exit) must not fail again with a traceback
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            sys.stderr.write(f"cephsim: error: cannot write the output: {e.strerror or e}\n")
+        except (OSError, AttributeError):
+            pass
+        raise SystemExit(2) from None
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -68,7 +68,10 @@ def register(app: typer.Typer) -> None:
             if output is not None:  # before a fit of several minutes, not after it
                 from cephsim.output import check_outputs
 
-                check_outputs({"--output": output}, list(files))
+                inputs = list(files)
+                if not (network or flush_sweeps):  # and what the case files point at
+                    inputs += _case_references(files)
+                check_outputs({"--output": output}, inputs)
             if flush_sweeps:
                 from cephsim.calibrate.flushfit import fit_sweeps, fit_text as flush_text
 
@@ -185,3 +188,38 @@ def _link_speed(text: str) -> float:
         return parse_rate_bps(text)
     except UnitError as e:
         raise CephsimError.single(f"--speed {text!r}: {e}") from None
+
+
+def _case_references(files: list[Path]) -> list[Path]:
+    """The scenario, measurement and reference files the case files name (so that ``-o``
+    cannot replace one of them); a case that does not load is reported later."""
+    from cephsim.calibrate.cases import load_case
+
+    out: list[Path] = []
+    for f in files:
+        try:
+            case = load_case(f)
+        except CephsimError:
+            continue
+        out.append(case.scenario_path)
+        out += [Path(t.file) for t in case.targets if t.file]
+        out += [Path(r["file"]) for r in case.references]
+        if case.scenario_path.is_file():
+            out += _scenario_profile(case.scenario_path)
+    return out
+
+
+def _scenario_profile(scenario: Path) -> list[Path]:
+    """A scenario's ``ceph.profile`` file, if it names one (read without --set overrides)."""
+    from cephsim.scenario.load import load_scenario
+
+    try:
+        sc = load_scenario(scenario, [])
+    except CephsimError:
+        return []
+    return [scenario_profile_path(scenario, sc)] if sc.ceph.profile else []
+
+
+def scenario_profile_path(scenario: Path, sc: Any) -> Path:
+    p = Path(sc.ceph.profile)
+    return p if p.is_absolute() else scenario.parent / p

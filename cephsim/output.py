@@ -32,6 +32,14 @@ def check_output_dir(path: str | Path, option: str = "--output") -> Path:
 def _where(path: str | Path, option: str) -> tuple[Path, Path]:
     """The file a rename will replace and its directory, after the checks that need no
     write: ``path`` is not a directory, not a device or pipe, and its directory exists."""
+    try:
+        return _where_checked(path, option)
+    except (OSError, RuntimeError) as e:  # a symlink loop, a name too long for the system
+        reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+        raise CephsimError.single(f"{option} {path}: cannot write there: {reason}") from None
+
+
+def _where_checked(path: str | Path, option: str) -> tuple[Path, Path]:
     given = Path(path)
     if given.is_dir():
         raise CephsimError.single(f"{option} {path}: is a directory; give a file name")
@@ -68,21 +76,30 @@ def check_outputs(outputs: dict[str, Path | None], inputs: Sequence[Path] = ()) 
     """Refuse, before any work, output files that cannot be written or would replace
     an input (``cephsim run s.yaml -o s.yaml`` would overwrite the scenario)."""
     ins = [_same_key(i) for i in inputs]
+    seen: dict[tuple[int, int] | str, str] = {}
     for option, path in outputs.items():
         if path is None or str(path) == STDOUT:
             continue
         check_output_dir(path, option)
-        if _same_key(path) in ins:
+        key = _same_key(path)
+        if key in ins:
             raise CephsimError.single(f"{option} {path}: is one of the input files; "
                                       "write the result somewhere else")
+        if key in seen:
+            raise CephsimError.single(f"{option} {path}: is also {seen[key]}'s file; give each "
+                                      "output its own name")
+        seen[key] = option
 
 
 def _same_key(p: Path) -> tuple[int, int] | str:
     try:
-        st = p.stat()
+        st = Path(p).stat()
         return (st.st_dev, st.st_ino)
-    except OSError:
-        return str(p.resolve())
+    except (OSError, RuntimeError):
+        try:
+            return str(Path(p).resolve())
+        except (OSError, RuntimeError):  # a symlink loop: compared by its name
+            return str(Path(p).absolute())
 
 
 def file_mode() -> int:
@@ -114,4 +131,7 @@ def atomic_path(path: str | Path, option: str = "--output", suffix: str = ".tmp"
 
 def write_atomic(path: str | Path, text: str) -> None:
     with atomic_path(path) as tmp:
-        Path(tmp).write_text(text, encoding="utf-8")
+        try:
+            Path(tmp).write_text(text, encoding="utf-8")
+        except OSError as e:  # disk full, a file-size limit: nothing replaces ``path``
+            raise CephsimError.single(f"--output {path}: cannot write: {e.strerror or e}") from None

@@ -32,6 +32,57 @@ def test_output_that_is_the_input(tmp_path, run_cli, command):
     assert scen.read_text() == BASE
 
 
+def test_output_that_is_the_profile_the_scenario_reads(tmp_path, run_cli):
+    """``ceph.profile`` is an input too: -o onto it would replace the calibrated costs."""
+    prof = tmp_path / "prof.yaml"
+    prof.write_text("release: reef\nscale: 2.0\n")
+    scen = tmp_path / "s.yaml"
+    scen.write_text((QS.read_text()).replace("ceph: {", "ceph: {profile: prof.yaml, ", 1))
+    assert "profile: prof.yaml" in scen.read_text()
+    r = run_cli("run", scen, "--set", "run.ios=100", "-o", prof)
+    assert_short_error(r, "is one of the input files")
+    assert prof.read_text() == "release: reef\nscale: 2.0\n"
+
+
+def test_calibrate_output_that_is_a_file_the_case_names(tmp_path, run_cli):
+    """The case's measurement file and scenario are inputs, though not on the command line."""
+    case = ROOT / "calibration" / "cases" / "wido-2019.yaml"
+    fio = ROOT / "calibration" / "wido-2019" / "fio-normal.txt"
+    before = fio.read_bytes()
+    for target in (fio, ROOT / "scenarios" / "wido-2019-nautilus.yaml"):
+        r = run_cli("calibrate", case, "--fit", "scale", "--max-evals", "1", "-q", "-o", target)
+        assert_short_error(r, "is one of the input files")
+    assert fio.read_bytes() == before
+
+
+def test_output_that_is_a_symlink_loop_or_too_long_a_name(tmp_path, run_cli):
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    assert_short_error(run_cli("run", QS, "--set", "run.ios=100", "-o", tmp_path / "a"),
+                       "cannot write there")
+    assert_short_error(run_cli("schema", "-o", tmp_path / ("x" * 300 + ".json")),
+                       "cannot write there")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "b"]
+
+
+def test_two_outputs_on_one_file(tmp_path, run_cli):
+    out = tmp_path / "same.png"
+    r = run_cli("explain", QS, "--set", "run.ios=100", "--no-ablations", "--plot", out, "-o", out)
+    assert_short_error(r, "give each output its own name")
+    assert not out.exists()
+
+
+def test_stdout_on_a_full_device_is_a_short_error():
+    import subprocess
+    import sys
+
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([sys.executable, "-m", "cephsim", "schema"], stdout=full,
+                           stderr=subprocess.PIPE, text=True, timeout=120)
+    assert p.returncode == 2
+    assert p.stderr.strip() == "cephsim: error: cannot write the output: No space left on device"
+
+
 def test_plot_that_is_a_directory(tmp_path, run_cli):
     d = tmp_path / "x.png"
     d.mkdir()
