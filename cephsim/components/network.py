@@ -175,8 +175,10 @@ class Path:
         self.tx_latency = tx_latency
         self.rx_latency = rx_latency
         self.impairments = impairments
-        #: the impairments that drop segments (each with its own random stream)
-        self.lossy = [imp for imp in impairments if imp.loss > 0.0 and imp.uniform is not None]
+        #: (loss, U[0,1) draws) of the impairments that drop segments (each its own stream)
+        self.lossy: list[tuple[float, Callable[[], float]]] = [
+            (imp.loss, imp.uniform) for imp in impairments
+            if imp.loss > 0.0 and imp.uniform is not None]
         self.mss = mtu - TCP_HEADERS
         self.forwarding_kc = forwarding_kc
         self._shapes: dict[int, tuple[int, int, int, int]] = {}
@@ -270,14 +272,14 @@ class Path:
         some of them (step 6 of the module docstring); 0 if none was dropped."""
         last_lost = False
         gap = frames - 1  # segments between the latest hole and the last segment, + 1
-        for imp in self.lossy:
-            if imp.uniform() < imp.loss:
+        for loss, uniform in self.lossy:
+            if uniform() < loss:
                 last_lost = True
             if frames > 1:
                 # the segments before the last one, counted backwards from it, survive
                 # until the first one that is dropped: a geometric count (one draw)
-                u = imp.uniform()
-                k = 0 if imp.loss >= 1.0 else int(math.log1p(-u) / math.log1p(-imp.loss))
+                u = uniform()
+                k = 0 if loss >= 1.0 else int(math.log1p(-u) / math.log1p(-loss))
                 if k < gap:
                     gap = k
         hole = gap < frames - 1
@@ -307,8 +309,8 @@ class Path:
 
     def _resend_lost(self) -> bool:
         lost = False
-        for imp in self.lossy:
-            if imp.uniform() < imp.loss:
+        for loss, uniform in self.lossy:
+            if uniform() < loss:
                 lost = True
         return lost
 
