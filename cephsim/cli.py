@@ -127,6 +127,7 @@ def run(scenario: ScenarioArg, seed: SeedOpt = None, set_: SetOpt = None,
     try:
         from cephsim.output import check_outputs
         from cephsim.report.render import render_run
+        from cephsim.resolve import profile_path
         from cephsim.runner import run_scenario
         from cephsim.scenario.load import load_resolved
 
@@ -135,10 +136,9 @@ def run(scenario: ScenarioArg, seed: SeedOpt = None, set_: SetOpt = None,
 
         check_outputs({"--output": output}, [scenario])
         sc, resolved = load_resolved(scenario, set_)
-        if sc.ceph.profile:  # nor may it replace the calibrated profile the scenario reads
-            from cephsim.cli_calibrate import scenario_profile_path
-
-            check_outputs({"--output": output}, [scenario_profile_path(scenario, sc)])
+        profile = profile_path(sc, scenario)
+        if profile:  # nor may it replace the calibrated profile the scenario reads
+            check_outputs({"--output": output}, [profile])
         with ProgressBar(progress_total(sc), f"simulating {sc.name}", quiet=quiet) as bar:
             res = run_scenario(sc, scenario_path=scenario, seed=seed, resolved=resolved,
                                progress=bar.update)

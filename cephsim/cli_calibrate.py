@@ -4,7 +4,7 @@
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Optional
 
 import typer
 
@@ -211,15 +211,11 @@ def _case_references(files: list[Path]) -> list[Path]:
 
 def _scenario_profile(scenario: Path) -> list[Path]:
     """A scenario's ``ceph.profile`` file, if it names one (read without --set overrides)."""
+    from cephsim.resolve import profile_path
     from cephsim.scenario.load import load_scenario
 
     try:
-        sc = load_scenario(scenario, [])
+        profile = profile_path(load_scenario(scenario, []), scenario)
     except CephsimError:
         return []
-    return [scenario_profile_path(scenario, sc)] if sc.ceph.profile else []
-
-
-def scenario_profile_path(scenario: Path, sc: Any) -> Path:
-    p = Path(sc.ceph.profile)
-    return p if p.is_absolute() else scenario.parent / p
+    return [profile] if profile else []

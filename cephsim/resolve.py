@@ -242,6 +242,16 @@ def resolve_cpu(cpu: CPUModel, sockets: int, cstate_id: str | None, tuning: CPUT
                      all_core_hz=all_core, cpufreq_driver=driver)
 
 
+def profile_path(scenario: Scenario, scenario_path: str | Path | None) -> Path | None:
+    """The calibrated profile file ``ceph.profile`` names (relative to the scenario file,
+    or to the working directory for a scenario without one); None if it names none."""
+    name = scenario.ceph.profile
+    if not name:
+        return None
+    base = Path(scenario_path).resolve().parent if scenario_path else Path.cwd()
+    return base / name  # an absolute name stays itself
+
+
 def write_mode(release: str, media: str, bs: int, version: str | None = None) -> str:
     """BlueStore's choice for an aligned overwrite of ``bs`` bytes.
 
@@ -365,11 +375,8 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
     ceph = scenario.ceph
     media = "hdd" if any(h.disk and h.disk.media == "hdd" for h in hosts) else "ssd"
     shards, threads = OP_SHARDS_BY_RELEASE.get((ceph.release, media), OP_SHARDS[media])
-    profile = None
-    if ceph.profile:
-        base = Path(scenario_path).resolve().parent if scenario_path else Path.cwd()
-        profile = (base / ceph.profile) if not Path(ceph.profile).is_absolute() else Path(ceph.profile)
-    costs = release_costs(ceph.release, profile, ceph.software or None)
+    costs = release_costs(ceph.release, profile_path(scenario, scenario_path),
+                          ceph.software or None)
     cephcfg = CephConfig(
         release=ceph.release, debug_logging=ceph.debug_logging,
         op_shards=ceph.op_shards or shards, threads_per_shard=ceph.op_threads_per_shard or threads,

@@ -270,12 +270,10 @@ class Path:
     def _loss_wait(self, frames: int, rtt: int) -> int:
         """How much later a message of ``frames`` segments is complete because netem dropped
         some of them (step 6 of the module docstring); 0 if none was dropped."""
-        last_lost = False
-        gap = frames - 1  # segments between the latest hole and the last segment, + 1
-        for loss, uniform in self.lossy:
-            if uniform() < loss:
-                last_lost = True
-            if frames > 1:
+        last_lost = self._segment_lost()
+        gap = frames - 1  # segments between the latest hole and the last one (frames - 1: no hole)
+        if frames > 1:
+            for loss, uniform in self.lossy:
                 # the segments before the last one, counted backwards from it, survive
                 # until the first one that is dropped: a geometric count (one draw)
                 u = uniform()
@@ -300,14 +298,16 @@ class Path:
             wait = max(0, int(rtt * 1.25 - (gap + 1) * seg_ns))
             self.fast_recoveries += 1
         resends = 1
-        while resends < TCP_RETRIES2 and self._resend_lost():
+        while resends < TCP_RETRIES2 and self._segment_lost():
             wait += rto  # only the retransmission timeout finds a lost resend
             self.rtos += 1
             rto = min(2 * rto, TCP_RTO_MAX_NS)
             resends += 1
         return wait
 
-    def _resend_lost(self) -> bool:
+    def _segment_lost(self) -> bool:
+        """Whether one segment is dropped on this path (one draw on each lossy impairment's
+        stream, so every stream's sequence is the same whatever the others draw)."""
         lost = False
         for loss, uniform in self.lossy:
             if uniform() < loss:

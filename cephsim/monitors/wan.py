@@ -51,9 +51,9 @@ def rto_ops(lat_ns: np.ndarray) -> tuple[int, float]:
     return int((lat_ns >= med + 0.9 * TCP_RTO_MIN_NS).sum()), med
 
 
-def loss_warnings(rec: Any, r: Any, paths: dict | None = None) -> list[str]:
-    """``paths``: the cluster's network paths, whose ``rtos`` count the timeouts the
-    network model charged (warm-up included); without them only the ops are read."""
+def loss_warnings(rec: Any, r: Any, paths: dict) -> list[str]:
+    """``paths``: the cluster's network paths, whose ``rtos`` and ``fast_recoveries``
+    count what the network model charged (warm-up included)."""
     src = _data_loss_sources(r)
     if not src:
         return []
@@ -62,12 +62,12 @@ def loss_warnings(rec: Any, r: Any, paths: dict | None = None) -> list[str]:
     n = int(lat.size)
     if n == 0:
         return []
-    rtos = sum(p.rtos for p in paths.values()) if paths else None
-    fast = sum(p.fast_recoveries for p in paths.values()) if paths else 0
+    rtos = sum(p.rtos for p in paths.values())
+    fast = sum(p.fast_recoveries for p in paths.values())
     k, med = rto_ops(lat)
     where = ", ".join(src[:4]) + (f" and {len(src) - 4} more" if len(src) > 4 else "")
     p99 = float(np.percentile(lat, 99)) / 1e6
-    timeouts = "" if rtos is None else f"{rtos} retransmission timeouts in the run; "
+    timeouts = f"{rtos} retransmission timeouts in the run; "
     if fast:
         timeouts += (f"{fast} losses repaired without a timeout (SACK/RACK within a round "
                      f"trip, or the tail-loss probe after 2 RTT + 8 ms); ")
