@@ -83,6 +83,39 @@ def test_stdout_on_a_full_device_is_a_short_error():
     assert p.stderr.strip() == "cephsim: error: cannot write the output: No space left on device"
 
 
+def test_closed_stdout_is_a_short_error():
+    """``cephsim ... >&-``: nowhere to print the report."""
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", "cephsim", "schema"], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True, timeout=120,
+                       preexec_fn=lambda: os.close(1))
+    assert p.returncode == 2
+    assert p.stderr.strip() == "cephsim: error: stdout is closed; give --output FILE"
+
+
+def test_output_that_cannot_be_written_in_full_leaves_the_old_file(tmp_path):
+    """A file-size limit (as a full disk) stops the write: a short error, and the file
+    that was there is untouched, with no temporary file left beside it."""
+    import resource
+    import subprocess
+    import sys
+
+    out = tmp_path / "schema.json"
+    out.write_text("old\n")
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+    p = subprocess.run([sys.executable, "-m", "cephsim", "schema", "-o", str(out)],
+                       stderr=subprocess.PIPE, text=True, timeout=120, preexec_fn=limit)
+    assert p.returncode == 2
+    assert p.stderr.strip().startswith(f"cephsim: error: --output {out}: cannot write: ")
+    assert out.read_text() == "old\n"
+    assert [q.name for q in tmp_path.iterdir()] == ["schema.json"]
+
+
 def test_plot_that_is_a_directory(tmp_path, run_cli):
     d = tmp_path / "x.png"
     d.mkdir()
