@@ -6,6 +6,7 @@ Registered on the main typer app by :func:`register` (one line in :mod:`cephsim.
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -21,9 +22,13 @@ MAX_POINTS = 1000
 def _seeds(values: list[str] | None) -> list[int]:
     out: list[int] = []
     for v in values or ["1,2,3"]:
-        for part in str(v).replace(" ", ",").split(","):
+        text = str(v).strip()
+        # "1,2", "1, 2" and "1 2" are lists; an empty item ("1,,2", "1,", "") is a slip
+        parts = re.split(r"\s*,\s*|\s+", text) if text else [""]
+        for part in parts:
             if not part:
-                continue
+                raise CephsimError.single(f"--seeds {str(v)!r}: empty item in the list; give "
+                                          "whole numbers >= 0, e.g. --seeds 1,2,3")
             try:
                 seed = int(part)
             except ValueError:

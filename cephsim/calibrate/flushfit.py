@@ -160,7 +160,11 @@ def load_sweeps(path: str | Path) -> tuple[str, dict[str, tuple[dict[int, float]
                 continue
             pts[n] = float(v)
         # (after a refused point the remaining ones are not judged as a whole)
-        if len(problems) == before and pts and not any(n >= 2 for n in pts):
+        if len(problems) == before and not pts:
+            bad("iops is empty: a sweep needs at least one point with 2 or more jobs "
+                "(e.g. {1: 1500, 8: 6460})", "drives", disk, "iops")
+            continue
+        if len(problems) == before and not any(n >= 2 for n in pts):
             bad("a sweep needs at least one point with 2 or more jobs (e.g. {1: 1500, 8: 6460}): "
                 "the 1-job point alone cannot show the cost per dirty unit",
                 "drives", disk, "iops")

@@ -70,7 +70,11 @@ def parse_params(specs: list[str], releases: list[str], shared: bool) -> list[Pa
     known_rel = software_table().releases
     out: list[Param] = []
     for n in names:
-        base, _, rel = n.partition("@")
+        base, at, rel = n.partition("@")
+        if at and not (base.strip() and rel.strip()):
+            raise CephsimError.single(f"{n!r}: give NAME@RELEASE with both parts (e.g. "
+                                      "scale@reef), or a bare NAME for every release",
+                                      path="--fit")
         c = canonical(base)
         if rel:
             if rel not in known_rel:

@@ -516,10 +516,13 @@ class Scenario(_M):
             for c in clients:
                 if c not in names:
                     raise ValueError(f"workload.clients: no host named {c!r} (hosts: {', '.join(names)})")
-        for ln in self.network.links:
+        for i, ln in enumerate(self.network.links):
             for h in (ln.src, ln.dst):
                 if h not in names:
                     raise ValueError(f"network.links: no host named {h!r}")
+            if ln.src == ln.dst:
+                raise ValueError(f"network.links.{i}.to: a link from {ln.src!r} to itself; a "
+                                 "link joins two different hosts")
         _check_sites(self)
         _check_monitors(self, names)
         return self
@@ -563,6 +566,9 @@ def _check_monitors(s: Scenario, names: list[str]) -> None:
             if n not in nodes:
                 raise ValueError(f"monitors.links.{i}.{key}: no monitor or monitor client named {n!r} "
                                  f"(monitors: {', '.join(mon_names)})")
+        if ln.src == ln.dst:
+            raise ValueError(f"monitors.links.{i}.to: a link from {ln.src!r} to itself; a link "
+                             "joins two different monitors or a monitor and a client")
     if m.tiebreaker is not None and s.sites is not None:
         tb = next(x for x in m.mons if x.name == m.tiebreaker)
         host_group = s.host_groups().get(tb.host) if tb.host else None

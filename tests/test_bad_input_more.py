@@ -1,0 +1,78 @@
+"""More bad input found by fuzzing: each is a short error (exit 2, no traceback) naming the
+file and line, the option or the --set it came from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import BASE, ROOT, assert_short_error
+
+OSIRIS = ROOT / "scenarios" / "osiris-mon-rtt-1600ms.yaml"
+MON = BASE + """\
+monitors:
+  mons:
+    - {name: a}
+    - {name: b}
+    - {name: c}
+  duration: 5min
+"""
+
+
+def _write(tmp_path: Path, text: str, name: str = "s.yaml") -> Path:
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+# ---------------------------------------------------------------- calibrate --flush-sweeps
+
+
+def test_flush_sweep_with_an_empty_iops_mapping(tmp_path, run_cli):
+    f = _write(tmp_path, 'source: "x"\ndrives:\n  intel-545: {iops: {}}\n', "sweeps.yaml")
+    r = run_cli("calibrate", "--flush-sweeps", f)
+    assert_short_error(r, f"{f}:3:", "drives.intel-545.iops", "iops is empty")
+    assert r.stdout == ""
+
+
+# ---------------------------------------------------------------- calibrate --fit
+
+
+@pytest.mark.parametrize("fit", ["scale@", "@reef", "@", "scale@ "])
+def test_fit_release_with_an_empty_part(run_cli, fit):
+    case = ROOT / "calibration" / "cases" / "wido-2019.yaml"
+    r = run_cli("calibrate", case, "--fit", fit, "--max-evals", "1", "-q")
+    assert_short_error(r, "--fit", "NAME@RELEASE with both parts")
+
+
+# ---------------------------------------------------------------- mon-threshold --seeds
+
+
+@pytest.mark.parametrize("seeds", ["1,,2", "1,", ",", ""])
+def test_mon_threshold_seeds_with_an_empty_item(run_cli, seeds):
+    r = run_cli("mon-threshold", OSIRIS, "--seeds", seeds)
+    assert_short_error(r, "--seeds", "empty item")
+
+
+def test_mon_threshold_seeds_lists_still_read():
+    from cephsim.cli_monitors import _seeds
+
+    assert _seeds(["1, 2 3", "4"]) == [1, 2, 3, 4]
+
+
+# ---------------------------------------------------------------- links to oneself
+
+
+def test_monitor_link_to_itself(tmp_path, run_cli):
+    p = _write(tmp_path, MON + "  links:\n    - {from: a, to: a, delay: 5ms}\n")
+    line = (MON.count("\n")) + 2
+    r = run_cli("validate", p)
+    assert_short_error(r, f"{p}:{line}:", "monitors.links.0.to", "to itself")
+
+
+def test_network_link_to_itself(tmp_path, run_cli):
+    p = _write(tmp_path, BASE.replace(
+        "run: {ios: 300}", "network: {links: [{from: osd0, to: osd0, delay: 1ms}]}\nrun: {ios: 300}"))
+    r = run_cli("validate", p)
+    assert_short_error(r, f"{p}:13:", "network.links.0.to", "to itself")
