@@ -76,3 +76,46 @@ def test_network_link_to_itself(tmp_path, run_cli):
         "run: {ios: 300}", "network: {links: [{from: osd0, to: osd0, delay: 1ms}]}\nrun: {ios: 300}"))
     r = run_cli("validate", p)
     assert_short_error(r, f"{p}:13:", "network.links.0.to", "to itself")
+
+
+# ---------------------------------------------------------------- fio output with no I/O
+
+
+FIO_NORMAL = ROOT / "tests" / "fixtures" / "fio" / "randwrite4k_libaio_normal.txt"
+FIO_JSON = ROOT / "tests" / "fixtures" / "fio" / "randwrite4k_libaio.json"
+
+
+def _zeroed_fio_text(tmp_path: Path) -> Path:
+    """fio's normal output with every figure of the job 0 (as for a job that did no I/O)."""
+    import re
+
+    head, sep, job = FIO_NORMAL.read_text().partition("randwrite4k: (groupid")
+    first, _, rest = job.partition("\n")
+    p = tmp_path / "fio.txt"
+    p.write_text(head + sep + first + "\n" + re.sub(r"\d+(\.\d+)?k?", "0", rest))
+    return p
+
+
+def _zeroed_fio_json(tmp_path: Path) -> Path:
+    import json
+
+    def zero(o):
+        if isinstance(o, dict):
+            return {k: zero(v) for k, v in o.items() if k != "total_ios"}
+        if isinstance(o, list):
+            return [zero(v) for v in o]
+        return 0 if isinstance(o, (int, float)) and not isinstance(o, bool) else o
+
+    p = tmp_path / "fio.json"
+    p.write_text(json.dumps(zero(json.loads(FIO_JSON.read_text())), indent=2) + "\n")
+    return p
+
+
+@pytest.mark.parametrize("make", [_zeroed_fio_text, _zeroed_fio_json])
+def test_fio_output_with_every_figure_zero_carries_no_measurement(tmp_path, run_cli, make):
+    p = make(tmp_path)
+    assert_short_error(run_cli("inspect", p), f"{p}:", "carries no measurement")
+    case = _write(tmp_path, f"scenario: {ROOT / 'scenarios' / 'mako-reef-qd1.yaml'}\n"
+                  f"measurements:\n  - {{source: x, file: {p.name}, stats: [iops]}}\n", "case.yaml")
+    r = run_cli("calibrate", case, "--fit", "scale", "--max-evals", "1", "-q")
+    assert_short_error(r, f"{p}:", "carries no measurement")

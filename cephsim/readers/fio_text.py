@@ -125,6 +125,10 @@ def read_fio_text(path: Path | str, text: str | None = None) -> FioMeasurement:
     if not any(j.directions for j in st.jobs):
         raise ReaderError.at(name, "no fio results found (expected lines such as "
                              "'write: IOPS=..., BW=...' after a '(groupid=0, jobs=1)' header)")
+    if not any(d.has_figures() for j in st.jobs for d in j.directions.values()):
+        raise ReaderError.at(name, "the fio output carries no measurement: every figure of "
+                             "every job is 0 (no I/O completed)",
+                             next((j.line for j in st.jobs if j.line), None))
     return FioMeasurement(source=name, format="fio-text", fio_version=version, jobs=st.jobs,
                           warnings=st.warnings)
 

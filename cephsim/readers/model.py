@@ -79,6 +79,15 @@ class FioDirection(_ToDict):
     #: json+ only: bucket midpoint in ns -> I/O count
     bins: dict[int, int] | None = None
 
+    def has_figures(self) -> bool:
+        """Whether any figure is above zero (fio writes zeros for a job that did no I/O)."""
+        nums = [self.iops, self.bw_bytes, self.io_bytes, self.total_ios,
+                *self.percentiles.values(), *(self.bins or {}).values()]
+        for ls in (self.slat, self.clat, self.lat):
+            if ls is not None:
+                nums += [ls.min_ns, ls.max_ns, ls.mean_ns, ls.n]
+        return any(v is not None and v > 0 for v in nums)
+
 
 @dataclass
 class FioJob(_ToDict):
