@@ -119,3 +119,15 @@ def test_fio_output_with_every_figure_zero_carries_no_measurement(tmp_path, run_
                   f"measurements:\n  - {{source: x, file: {p.name}, stats: [iops]}}\n", "case.yaml")
     r = run_cli("calibrate", case, "--fit", "scale", "--max-evals", "1", "-q")
     assert_short_error(r, f"{p}:", "carries no measurement")
+
+
+# ---------------------------------------------------------------- calibrate --network
+
+
+def test_network_fit_latency_falling_with_size(tmp_path, run_cli):
+    f = _write(tmp_path, "points:\n"
+               "  - {group: g, size: 1B, one_way: 50us, source: a}\n"
+               "  - {group: g, size: 9000B, one_way: 20us, source: b}\n", "figures.yaml")
+    r = run_cli("calibrate", "--network", f)
+    assert_short_error(r, f"{f}:3:", "g: the one-way latency falls as the message grows")
+    assert r.stdout == ""

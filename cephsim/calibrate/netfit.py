@@ -42,6 +42,8 @@ class Point:
     one_way_ns: float
     source: str
     group: str
+    file: str | None = None  #: where the point was read (for errors)
+    line: int | None = None
 
 
 @dataclass
@@ -85,7 +87,8 @@ def read_points(paths: list[Path]) -> tuple[list[Point], list[str]]:
                 warn.append(f"{p}:{r.line}: {r.test} without a message size (qperf run without "
                             "-v/-vv); left out")
                 continue
-            pts.append(Point(r.msg_size_bytes, float(r.one_way_latency_ns), f"{p}:{r.line}", r.test))
+            pts.append(Point(r.msg_size_bytes, float(r.one_way_latency_ns), f"{p}:{r.line}", r.test,
+                             str(p), r.line))
     if not pts:
         raise CephsimError.single("no qperf latency with a known message size in "
                                   + ", ".join(map(str, paths)))
@@ -139,7 +142,8 @@ def _yaml_points(p: Path) -> list[Point]:
             raise bad(f"one-way latency: {e}", "points", i, "one_way") from None
         if one_way <= 0:
             raise bad(f"a one-way latency is > 0, got {it['one_way']!r}", "points", i, "one_way")
-        out.append(Point(size, float(one_way), str(it["source"]), str(it["group"])))
+        out.append(Point(size, float(one_way), str(it["source"]), str(it["group"]), str(p),
+                         located("", str(p), data, "points", i, "one_way").line))
     return out
 
 
@@ -152,6 +156,12 @@ def fit_line(group: str, pts: list[Point]) -> LineFit:
     a = np.vstack([np.ones_like(sizes), sizes]).T
     coef, *_ = np.linalg.lstsq(a, lat, rcond=None)
     fixed, per_byte = float(coef[0]), float(coef[1])
+    if per_byte < 0:
+        big = max(pts, key=lambda p: (p.size, p.one_way_ns))
+        raise CephsimError.single(
+            f"{group}: the one-way latency falls as the message grows ({per_byte:.4g} ns/B); "
+            "a larger message cannot cross faster: check the sizes and latencies",
+            file=big.file, line=big.line)
     se_f = se_b = None
     n = len(pts)
     if n > 2:
