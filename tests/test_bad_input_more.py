@@ -131,3 +131,16 @@ def test_network_fit_latency_falling_with_size(tmp_path, run_cli):
     r = run_cli("calibrate", "--network", f)
     assert_short_error(r, f"{f}:3:", "g: the one-way latency falls as the message grows")
     assert r.stdout == ""
+
+
+# ---------------------------------------------------------------- calibration cases
+
+
+def test_case_percentiles_must_not_decrease(tmp_path, run_cli):
+    case = _write(tmp_path, f"scenario: {ROOT / 'scenarios' / 'mako-reef-qd1.yaml'}\n"
+                  "measurements:\n  - source: x\n    values:\n"
+                  "      clat.p50: 400us\n      clat.p99.9: 900us\n      clat.p99: 300us\n",
+                  "case.yaml")
+    r = run_cli("calibrate", case, "--fit", "scale", "--max-evals", "1", "-q")
+    assert_short_error(r, f"{case}:7:", "measurements.0.values.clat.p99:",
+                       "clat.p99 (300us) is below clat.p50 (400us)", "cannot decrease")

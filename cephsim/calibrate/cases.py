@@ -272,6 +272,7 @@ def load_case(path: str | Path) -> Case:
     dup = sorted({s for s in seen if seen.count(s) > 1})
     if dup:
         raise w.err(f"statistic(s) given twice: {', '.join(dup)}", *where_stat[dup[0]])
+    _check_percentile_order(w, targets, where_stat)
     unused = [s for s in sigmas if s not in seen]
     if unused:
         raise w.err(f"no measurement gives {unused[0]}: its tolerance would be unused",
@@ -283,6 +284,25 @@ def load_case(path: str | Path) -> Case:
     return Case(name=name, path=path, scenario_path=scen, overrides=overrides,
                 direction=direction, targets=targets, description=str(data.get("description", "")),
                 references=refs, skip_reason=skip, notes=str(data.get("notes", "")))
+
+
+def _check_percentile_order(w: _Where, targets: list[Target],
+                            where_stat: dict[str, tuple[Any, ...]]) -> None:
+    """Percentiles of one latency kind cannot decrease: p50 <= p99 <= p99.9 ..."""
+    from cephsim.units import format_duration
+
+    by_kind: dict[str, list[tuple[float, Target]]] = {}
+    for t in targets:
+        p = stat_percentile(t.stat)
+        if p is not None:
+            by_kind.setdefault(t.stat.split(".", 1)[0], []).append((p, t))
+    for pts in by_kind.values():
+        pts.sort(key=lambda x: x[0])
+        for (_, lo), (_, hi) in zip(pts, pts[1:]):
+            if hi.value < lo.value:
+                raise w.err(f"{hi.stat} ({format_duration(hi.value)}) is below {lo.stat} "
+                            f"({format_duration(lo.value)}): percentiles cannot decrease",
+                            *where_stat[hi.stat])
 
 
 def _from_file(w: _Where, loc: tuple[Any, ...], base: Path, m: dict[str, Any], src: str,
