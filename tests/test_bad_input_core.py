@@ -405,8 +405,10 @@ def test_a_broadcast_mesh_needs_one_nic_speed(tmp_path, run_cli):
     ("osd_cpu_limit: two", ["hosts.0.osd_cpu_limit", "valid number"]),
     ("osd_cpu_limit: .inf", ["hosts.0.osd_cpu_limit", "finite"]),
     ("osd_cpu_limit: 0.005", ["hosts.0.osd_cpu_limit", "under 1 ms per period"]),
-    ("{osd_cpu_limit: 2, osd_cpu_period: 500us}", ["hosts.0.osd_cpu_period", "greater than or equal"]),
-    ("{osd_cpu_limit: 2, osd_cpu_period: 2s}", ["hosts.0.osd_cpu_period", "less than or equal"]),
+    ("{osd_cpu_limit: 2, osd_cpu_period: 500us}",
+     ["hosts.0.osd_cpu_period", "must be at least 1ms (got 500us)"]),
+    ("{osd_cpu_limit: 2, osd_cpu_period: 2s}",
+     ["hosts.0.osd_cpu_period", "must be at most 1s (got 2s)"]),
 ])
 def test_bad_cpu_quota(tmp_path, run_cli, value, words):
     scen = tmp_path / "s.yaml"

@@ -144,3 +144,25 @@ def test_case_percentiles_must_not_decrease(tmp_path, run_cli):
     r = run_cli("calibrate", case, "--fit", "scale", "--max-evals", "1", "-q")
     assert_short_error(r, f"{case}:7:", "measurements.0.values.clat.p99:",
                        "clat.p99 (300us) is below clat.p50 (400us)", "cannot decrease")
+
+
+# ---------------------------------------------------------------- bounds in the field's unit
+
+
+@pytest.mark.parametrize("field, value, words", [
+    ("osd_cpu_period", "10s", "must be at most 1s (got 10s)"),
+    ("osd_cpu_period", "0.5ms", "must be at least 1ms (got 500us)"),
+])
+def test_duration_bound_in_human_units(tmp_path, run_cli, field, value, words):
+    p = _write(tmp_path, BASE.replace("    count: 3\n", f"    count: 3\n    {field}: {value}\n", 1))
+    r = run_cli("validate", p)
+    assert_short_error(r, f"{p}:5:", f"hosts.0.{field}: {words}")
+    assert "000000" not in r.output
+    r = run_cli("validate", p, "--set", f"hosts.0.{field}=1h")
+    assert_short_error(r, f"--set hosts.0.{field}=1h", "must be at most 1s (got 1h)")
+
+
+def test_size_bound_in_human_units(tmp_path, run_cli):
+    p = _write(tmp_path, BASE + "network: {tcp: {rmem_max: 1KiB}}\n")
+    assert_short_error(run_cli("validate", p), f"{p}:14:", "network.tcp.rmem_max",
+                       "must be at least 64KiB (got 1KiB)")

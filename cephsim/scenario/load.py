@@ -274,6 +274,62 @@ def _model_in(ann: Any) -> type[BaseModel] | None:
     return None
 
 
+def _field_at(model: type[BaseModel], loc: tuple[Any, ...]) -> Any:
+    """The pydantic FieldInfo of the field at ``loc`` (None when the walk gets lost)."""
+    cur: Any = model
+    info = None
+    for i, part in enumerate(loc):
+        if isinstance(part, int):
+            continue
+        fields = getattr(cur, "model_fields", None)
+        if not fields or part not in fields:
+            return None
+        info = fields[part]
+        if i < len(loc) - 1:
+            cur = _model_in(info.annotation)
+            if cur is None:
+                return None
+    return info
+
+
+def _unit_of(model: type[BaseModel], loc: tuple[Any, ...]) -> Any:
+    """units.format_span for a Duration field, units.format_size for a Size field, else None."""
+    from cephsim.units import format_size, format_span, parse_duration_ns, parse_size_bytes
+
+    info = _field_at(model, loc)
+    if info is None:
+        return None
+    meta = list(info.metadata)
+    stack = [info.annotation]
+    while stack:
+        a = stack.pop()
+        meta += list(getattr(a, "__metadata__", ()))
+        stack += list(getattr(a, "__args__", ()) or ())
+    funcs = {getattr(m, "func", None) for m in meta}
+    if parse_duration_ns in funcs:
+        return format_span
+    if parse_size_bytes in funcs:
+        return format_size
+    return None
+
+
+#: pydantic's bound errors, reworded with the bound in the field's unit
+_BOUNDS = {"greater_than_equal": ("ge", "at least"), "greater_than": ("gt", "more than"),
+           "less_than_equal": ("le", "at most"), "less_than": ("lt", "less than")}
+
+
+def _bound_message(e: Any, model: type[BaseModel], loc: tuple[Any, ...]) -> str | None:
+    """'must be at most 1s (got 10s)' for a Duration or Size out of its bounds."""
+    if e["type"] not in _BOUNDS or not isinstance(e.get("input"), int):
+        return None
+    key, words = _BOUNDS[e["type"]]
+    bound = (e.get("ctx") or {}).get(key)
+    fmt = _unit_of(model, loc)
+    if fmt is None or not isinstance(bound, int):
+        return None
+    return f"must be {words} {fmt(bound)} (got {fmt(e['input'])})"
+
+
 def validation_problems(err: ValidationError, data: Any, filename: str | None,
                         overridden: dict[tuple[str, ...], str] | None = None,
                         prefix: tuple[str, ...] = ()) -> list[Problem]:
@@ -304,6 +360,8 @@ def validation_problems(err: ValidationError, data: Any, filename: str | None,
         if e["type"] == "extra_forbidden" and loc:
             hint = did_you_mean(loc[-1], _allowed_keys(Scenario, loc))
             msg = "unknown key" + (f"; did you mean {hint!r}?" if hint else "")
+        if not prefix:
+            msg = _bound_message(e, Scenario, loc) or msg
         if e["type"] == "union_tag_invalid" or "discriminator" in msg:
             msg = msg.replace("Input tag", "distribution")
         key = (path, msg)
