@@ -29,7 +29,9 @@ _NUM = r"(?P<num>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)"
 
 _TIME_NS = {
     "ns": 1.0, "nsec": 1.0,
-    "us": 1e3, "µs": 1e3, "usec": 1e3,
+    # the micro sign U+00B5 (what a keyboard's AltGr+m types) and the Greek mu U+03BC (what
+    # a Greek layout or a copied SI table gives): both read as micro
+    "us": 1e3, "\u00b5s": 1e3, "\u03bcs": 1e3, "usec": 1e3,
     "ms": 1e6, "msec": 1e6,
     "s": 1e9, "sec": 1e9,
     "min": 60e9, "h": 3600e9,
@@ -57,7 +59,7 @@ _FREQ_HZ = {"hz": 1.0, "khz": 1e3, "mhz": 1e6, "ghz": 1e9}
 #: run.ramp_time, monitors.duration); a few seconds already hold many thousand I/Os
 DAY_NS = 86_400 * 10**9
 
-_RE = re.compile(rf"^\s*{_NUM}\s*(?P<unit>[a-zA-Zµ/%]*)\s*$")
+_RE = re.compile(rf"^\s*{_NUM}\s*(?P<unit>[a-zA-Z\u00b5\u03bc/%]*)\s*$")
 
 
 #: JSON Schema of a value written with its unit, for editors (validation is done here, not
@@ -108,7 +110,7 @@ def parse_duration_ns(value: object) -> int:
     num, unit = _split(value, "duration", "15us")
     if unit == "" and num == 0:
         return 0
-    key = unit.lower() if unit != "µs" else unit
+    key = unit.lower()  # (the micro sign and mu are their own lower case)
     if key not in _TIME_NS:
         raise UnitError(f"unknown time unit {unit!r} in {value!r} "
                         f"(use ns, us, ms, s, min, h)")

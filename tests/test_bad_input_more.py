@@ -166,3 +166,22 @@ def test_size_bound_in_human_units(tmp_path, run_cli):
     p = _write(tmp_path, BASE + "network: {tcp: {rmem_max: 1KiB}}\n")
     assert_short_error(run_cli("validate", p), f"{p}:14:", "network.tcp.rmem_max",
                        "must be at least 64KiB (got 1KiB)")
+
+
+# ---------------------------------------------------------------- micro: U+00B5 and U+03BC
+
+
+@pytest.mark.parametrize("micro", ["\u00b5", "\u03bc"])
+def test_micro_sign_and_greek_mu_both_read_as_microseconds(tmp_path, run_cli, micro):
+    from cephsim.units import parse_duration_ns
+
+    assert parse_duration_ns(f"15{micro}s") == 15_000
+    p = _write(tmp_path, BASE.replace("    count: 3\n",
+                                      f"    count: 3\n    netem: {{delay: 150{micro}s}}\n", 1))
+    r = run_cli("validate", p)
+    assert r.exit_code == 0, r.output
+
+
+def test_other_greek_units_still_refused(tmp_path, run_cli):
+    p = _write(tmp_path, BASE.replace("    count: 3\n", "    count: 3\n    netem: {delay: 150\u03bcm}\n", 1))
+    assert_short_error(run_cli("validate", p), f"{p}:5:", "unknown time unit")
