@@ -8,6 +8,8 @@ catalog name) is raised as a :class:`CephsimError` carrying *where* it is
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field
 
 
@@ -46,3 +48,22 @@ class CephsimError(Exception):
 
     def __str__(self) -> str:
         return "\n".join(str(p) for p in self.problems)
+
+
+_SPECIAL = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
+            (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+
+
+def not_a_regular_file(path: object) -> str | None:
+    """Why an input path cannot be read as a file, if it is a pipe, socket or device (one
+    would block the read forever, or never end); None for a regular file, a directory or a
+    path that does not exist (left to the reader's own messages).  ``stat`` does not open
+    the file, so it cannot block."""
+    try:
+        mode = os.stat(str(path)).st_mode
+    except (OSError, ValueError):
+        return None
+    for test, kind in _SPECIAL:
+        if test(mode):
+            return f"is {kind}, expected a regular file"
+    return None

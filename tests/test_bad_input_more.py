@@ -185,3 +185,35 @@ def test_micro_sign_and_greek_mu_both_read_as_microseconds(tmp_path, run_cli, mi
 def test_other_greek_units_still_refused(tmp_path, run_cli):
     p = _write(tmp_path, BASE.replace("    count: 3\n", "    count: 3\n    netem: {delay: 150\u03bcm}\n", 1))
     assert_short_error(run_cli("validate", p), f"{p}:5:", "unknown time unit")
+
+
+# ---------------------------------------------------------------- pipes and devices as input
+
+
+def _within(seconds: float, fn, *args):
+    """``fn(*args)`` in a thread: a read that blocks fails the test instead of hanging it."""
+    import threading
+
+    out: list = []
+    t = threading.Thread(target=lambda: out.append(fn(*args)), daemon=True)
+    t.start()
+    t.join(seconds)
+    assert out, f"still running after {seconds}s (blocked on the input?)"
+    return out[0]
+
+
+@pytest.mark.parametrize("args", [["inspect"], ["validate"], ["run"], ["calibrate"],
+                                  ["calibrate", "--network"], ["calibrate", "--flush-sweeps"],
+                                  ["mon-threshold"]])
+def test_a_fifo_as_input_is_refused_up_front(tmp_path, run_cli, args):
+    import os
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    r = _within(60, run_cli, *args, fifo)
+    assert_short_error(r, f"{fifo}: is a named pipe (FIFO), expected a regular file")
+
+
+def test_a_device_as_input_is_refused(run_cli):
+    assert_short_error(run_cli("inspect", "/dev/null"),
+                       "/dev/null: is a character device, expected a regular file")

@@ -29,7 +29,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-from cephsim.errors import CephsimError, Problem
+from cephsim.errors import CephsimError, Problem, not_a_regular_file
 
 #: nanoseconds per unit, for every unit spelling the supported tools print
 TIME_UNITS_NS: dict[str, int] = {
@@ -95,6 +95,9 @@ def decode(data: bytes, name: str) -> str:
 def read_text(path: Path | str) -> str:
     """Read a measurement file as text (see :func:`decode`)."""
     p = Path(path)
+    special = not_a_regular_file(p)
+    if special:
+        raise ReaderError.at(str(p), special)
     try:
         data = p.read_bytes()
     except FileNotFoundError:

@@ -19,7 +19,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.constructor import DuplicateKeyError
 from ruamel.yaml.error import MarkedYAMLError
 
-from cephsim.errors import CephsimError, Problem
+from cephsim.errors import CephsimError, Problem, not_a_regular_file
 from cephsim.scenario.schema import Scenario
 
 
@@ -52,6 +52,9 @@ def _short_problem(problem: str) -> str:
 
 def read_text(path: Path, what: str = "file") -> str:
     """A UTF-8 input file's text; a missing, unreadable or binary file is a located error."""
+    special = not_a_regular_file(path)
+    if special:
+        raise CephsimError.single(special, file=str(path))
     try:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
