@@ -139,6 +139,10 @@ def run(scenario: ScenarioArg, seed: SeedOpt = None, set_: SetOpt = None,
         profile = profile_path(sc, scenario)
         if profile:  # nor may it replace the calibrated profile the scenario reads
             check_outputs({"--output": output}, [profile])
+        from cephsim.scenario.schema import run_warnings
+
+        for w in run_warnings(sc):  # before the run: a long warm-up shows no progress
+            typer.echo(f"warning: {w}", err=True)
         with ProgressBar(progress_total(sc), f"simulating {sc.name}", quiet=quiet) as bar:
             res = run_scenario(sc, scenario_path=scenario, seed=seed, resolved=resolved,
                                progress=bar.update)
@@ -166,7 +170,9 @@ def validate(scenario: ScenarioArg, set_: SetOpt = None) -> None:
             validate_points(scenario, points, axes, extra=set_ or [])
         from cephsim.runner import config_warnings
 
-        for w in config_warnings(r):
+        from cephsim.scenario.schema import run_warnings
+
+        for w in run_warnings(sc) + config_warnings(r):
             typer.echo(f"warning: {w}", err=True)
         typer.echo(f"{scenario}: ok ({len(r.hosts)} hosts, {osds} OSDs, pool size "
                    f"{sc.pool.size}, {sc.ceph.release}, {r.ceph.write_mode} writes"

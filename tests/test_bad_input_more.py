@@ -217,3 +217,31 @@ def test_a_fifo_as_input_is_refused_up_front(tmp_path, run_cli, args):
 def test_a_device_as_input_is_refused(run_cli):
     assert_short_error(run_cli("inspect", "/dev/null"),
                        "/dev/null: is a character device, expected a regular file")
+
+
+# ---------------------------------------------------------------- a warm-up longer than the run
+
+
+@pytest.mark.parametrize("sets, words", [
+    (["run.ramp_time=1h"], "run.ramp_time 1h is longer than the measured run (300 I/Os, 1 in flight"),
+    (["run.runtime=10s", "run.ramp_time=20s"], "run.ramp_time 20s is longer than run.runtime 10s"),
+])
+def test_warm_up_longer_than_the_run_is_warned(tmp_path, run_cli, sets, words):
+    p = _write(tmp_path, BASE)
+    args = [a for s in sets for a in ("--set", s)]
+    r = run_cli("validate", p, *args)
+    assert r.exit_code == 0, r.output
+    assert f"warning: {words}" in r.stderr, r.stderr
+
+
+def test_short_warm_up_is_not_warned(tmp_path, run_cli):
+    r = run_cli("validate", _write(tmp_path, BASE), "--set", "run.ramp_time=1s")
+    assert r.exit_code == 0 and "warning" not in r.stderr, r.output
+
+
+def test_run_prints_the_warm_up_warning_before_simulating(tmp_path, run_cli):
+    """The run itself (kept short: 10ms measured after a 20ms warm-up)."""
+    r = run_cli("run", _write(tmp_path, BASE), "-q", "--set", "run.runtime=10ms",
+                "--set", "run.ramp_time=20ms", "--set", "run.ios=null")
+    assert r.exit_code == 0, r.output
+    assert "warning: run.ramp_time 20ms is longer than run.runtime 10ms" in r.stderr

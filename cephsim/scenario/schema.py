@@ -26,8 +26,8 @@ from cephsim.catalog.models import CPUModel, DiskModel, NICModel, SwitchModel
 from cephsim.monitors.spec import ClientCommand, MonThresholds, TimerOptions
 from cephsim.monitors.spec import ProposalWorkload as MonWorkload
 from cephsim.software import Kcycles
-from cephsim.units import (DAY_NS, PERCENT_JSON, Duration, Size, format_size, format_span,
-                           parse_percent)
+from cephsim.units import (DAY_NS, PERCENT_JSON, Duration, Size, format_duration, format_size,
+                           format_span, parse_percent)
 
 
 
@@ -448,6 +448,31 @@ class Run(_M):
             raise ValueError("runtime and ramp_time are simulated time, at most 24h each (a "
                              "few seconds of simulated time already hold many thousand I/Os)")
         return self
+
+
+#: the slowest mean an I/O slot plausibly sees (a busy HDD): the measured part of an ios-run
+#: lasts less than ios x this / I/Os in flight
+_SLOWEST_IO_NS = 10_000_000
+
+
+def run_warnings(s: Scenario) -> list[str]:
+    """A warm-up (run.ramp_time) longer than the measured run: the simulation spends most of
+    its time, with no progress shown, before measuring (``run`` and ``validate`` print it)."""
+    run = s.run
+    if run.ramp_time <= 0:
+        return []
+    ramp = format_span(run.ramp_time)
+    if run.runtime is not None and run.ramp_time > run.runtime:
+        return [f"run.ramp_time {ramp} is longer than run.runtime {format_span(run.runtime)}: "
+                "most of the simulation is warm-up, with no progress shown"]
+    in_flight = s.workload.numjobs * s.workload.iodepth
+    if run.runtime is None and run.ios is not None:
+        bound = run.ios * _SLOWEST_IO_NS // in_flight
+        if run.ramp_time > bound:
+            return [f"run.ramp_time {ramp} is longer than the measured run ({run.ios} I/Os, "
+                    f"{in_flight} in flight: under {format_duration(bound)} even at 10ms each): "
+                    "most of the simulation is warm-up, with no progress shown"]
+    return []
 
 
 def _some_values(values: list[Any]) -> list[Any]:
