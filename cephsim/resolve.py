@@ -377,6 +377,7 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
     shards, threads = OP_SHARDS_BY_RELEASE.get((ceph.release, media), OP_SHARDS[media])
     costs = release_costs(ceph.release, profile_path(scenario, scenario_path),
                           ceph.software or None)
+    _check_cpu_speed(scenario, hosts, costs)
     cephcfg = CephConfig(
         release=ceph.release, debug_logging=ceph.debug_logging,
         op_shards=ceph.op_shards or shards, threads_per_shard=ceph.op_threads_per_shard or threads,
@@ -400,6 +401,37 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
     return Resolved(scenario=scenario, hosts=tuple(hosts), network=net, ceph=cephcfg,
                     clients=clients, osd_host=osd_host,
                     monitors=monitor_setup(scenario, clients))
+
+
+#: the longest one write's CPU work may take on a host's slowest clock: a quarter of the
+#: run's stall watchdog (runner.STALL_NS, 1h without a completed I/O ends the run as a
+#: model fault), leaving room for queueing and the per-stage jitter
+MAX_WRITE_CPU_NS = 900 * 10**9
+
+
+def _check_cpu_speed(scenario: Scenario, hosts: list[HostConfig], costs: ReleaseCosts) -> None:
+    """An inline CPU so slow (per_clock_speed, min_clock) that one write's CPU work would
+    outlast the run's stall watchdog: refused here, not as a 'model stalled' after the run."""
+    from cephsim.units import format_span
+
+    work_kc = sum(costs.cost(s) for s in costs.kcycles)  # every stage once: an upper bound
+    seen: set[str] = set()
+    for h in hosts:
+        if h.group in seen:
+            continue
+        seen.add(h.group)
+        m = h.cpu.model
+        ns = work_kc * 1e3 / (h.cpu.min_hz * m.per_clock_speed) * 1e9
+        if ns > MAX_WRITE_CPU_NS:
+            gi = next(i for i, g in enumerate(scenario.hosts) if g.name == h.group)
+            raise CephsimError.single(
+                f"per_clock_speed {m.per_clock_speed:g} at min_clock "
+                f"{h.cpu.min_hz / 1e9:g}GHz makes one write's CPU work ({work_kc:.0f} kcycles) "
+                f"take about {format_span(int(min(ns, 1e18)))}, over the "
+                f"{format_span(MAX_WRITE_CPU_NS)} a run allows (per_clock_speed is relative to "
+                "Zen 2 = 1.0)",
+                path=f"hosts.{gi}.cpu" + ("" if isinstance(scenario.hosts[gi].cpu, str)
+                                          else ".per_clock_speed"))
 
 
 def _add_site_links(scenario: Scenario, hosts: list[HostConfig],

@@ -245,3 +245,33 @@ def test_run_prints_the_warm_up_warning_before_simulating(tmp_path, run_cli):
                 "--set", "run.ramp_time=20ms", "--set", "run.ios=null")
     assert r.exit_code == 0, r.output
     assert "warning: run.ramp_time 20ms is longer than run.runtime 10ms" in r.stderr
+
+
+# ---------------------------------------------------------------- an inline CPU too slow to run
+
+
+def _inline_cpu_scenario(tmp_path: Path, **change) -> Path:
+    import json
+
+    from ruamel.yaml import YAML
+
+    cpu = YAML(typ="safe").load((ROOT / "cephsim" / "catalog" / "data" / "cpus.yaml")
+                                .read_text())["epyc-7313p"]
+    cpu.update(change)
+    return _write(tmp_path, BASE.replace("    cpu: epyc-7313p\n", f"    cpu: {json.dumps(cpu)}\n", 1))
+
+
+def test_inline_cpu_too_slow_for_a_run_is_refused_by_validate(tmp_path, run_cli):
+    """per_clock_speed 1e-9 passed validate, then the run gave up after 1h of simulated time
+    without an I/O and called it a model fault."""
+    p = _inline_cpu_scenario(tmp_path, per_clock_speed=1e-9)
+    for cmd in ("validate", "run"):
+        r = run_cli(cmd, p)
+        assert_short_error(r, f"{p}:5:", "hosts.0.cpu.per_clock_speed: per_clock_speed 1e-09",
+                           "over the 15min a run allows")
+        assert "please report" not in r.output
+
+
+def test_slow_but_runnable_inline_cpu_still_validates(tmp_path, run_cli):
+    r = run_cli("validate", _inline_cpu_scenario(tmp_path, per_clock_speed=0.05))
+    assert r.exit_code == 0, r.output
