@@ -594,7 +594,9 @@ class Protocol:
             t = th.run(t_lock, self.kc("osd.do_read") + self.kc("kernel.io_submit"), acc)
             if k.must_yield(t):
                 yield t
-            t = osd.disk.read(t, op.nbytes, acc)    # the shard thread blocks on the read
+            per = self.blocks_per_object  # where: (image, object) and the offset in it
+            t = osd.disk.read(t, op.nbytes, acc, (op.job.index << 32) + op.block // per,
+                              op.block % per * op.nbytes)  # the shard thread blocks on the read
             if k.must_yield(t):
                 yield t
             if osd.crypt_sector:  # crypt_endio: a kcryptd worker decrypts, then completes

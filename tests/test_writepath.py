@@ -619,3 +619,19 @@ def test_sequential_small_writes_on_hdd_cost_what_random_ones_do():
         a = res.records.arrays()
         lat[rw] = float((a["complete"] - a["submit"]).mean())
     assert lat["write"] < 1.15 * lat["randwrite"], lat
+
+
+def test_sequential_hdd_reads_hit_the_drive_look_ahead_exactly():
+    """The constant disk made an HDD with a read look-ahead: a sequential read stream
+    positions the head once per 4 MiB object (the hand sum with the device read) and
+    every other read is served from the drive's cache (the hand sum with ``cache_hit``)."""
+    hdd = "hosts.osd.osds.disk."
+    _, a = _run("workload.rw=read", "run.ios=1100", "run.ramp_ios=0", hdd + "media=hdd", hdd + "interface=sata",
+                hdd + "plp=false", hdd + "parallelism=1", hdd + "read_lookahead=1MiB",
+                hdd + "cache_segments=4", hdd + "cache_hit=5us")
+    lat = a["complete"] - a["submit"]
+    miss, hit = expected_read_size1(), expected_read_size1() - DISK_READ + 5_000
+    first_of_object = (a["seq"] % 1024) == 0  # blocks 0 and 1024 (4 KiB blocks, 4 MiB objects)
+    assert first_of_object.sum() == 2
+    assert (lat[first_of_object] == miss).all(), sorted(set(lat[first_of_object].tolist()))
+    assert (lat[~first_of_object] == hit).all(), sorted(set(lat[~first_of_object].tolist()))

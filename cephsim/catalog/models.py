@@ -17,11 +17,13 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
 
 from cephsim.dists import DistSpec, Dur
-from cephsim.units import FREQUENCY_JSON, RATE_JSON, parse_duration_ns, parse_frequency_hz, parse_rate_bps
+from cephsim.units import (FREQUENCY_JSON, RATE_JSON, SIZE_JSON, parse_duration_ns, parse_frequency_hz,
+                           parse_rate_bps, parse_size_bytes)
 
 #: unit-string fields as editors see them (the field validators parse them)
 Hz = Annotated[float, WithJsonSchema(FREQUENCY_JSON)]
 Bps = Annotated[float, WithJsonSchema(RATE_JSON)]
+Bytes = Annotated[int, WithJsonSchema(SIZE_JSON)]
 
 Basis = Literal["measured", "datasheet", "kernel-table", "derived", "estimate", "calibrated"]
 
@@ -143,6 +145,13 @@ class CPUModel(_Entry):
         return self
 
 
+def _lookahead_bytes(v: Any) -> int:
+    n = parse_size_bytes(v)
+    if n < 4096:
+        raise ValueError(f"read_lookahead must be at least 4KiB (got {n} bytes)")
+    return n
+
+
 def _rate_at_least(floor_bps: float, what: str):  # noqa: ANN202 - validator factory
     """A rate parsed from its text, refused below ``floor_bps`` (a 1e-300 B/s disk would
     make one write last longer than any clock can count)."""
@@ -171,12 +180,26 @@ class DiskModel(_Entry):
         description="Flash without PLP only (required there): what a FLUSH CACHE costs per further "
                     "4 KiB unit written since the previous flush, beyond the one unit that `flush` "
                     "already covers (NAND programming of data and mapping).")
+    read_lookahead_bytes: Bytes | None = Field(
+        None, alias="read_lookahead",
+        description="HDD only: how far the drive goes on reading past a read into its cache "
+                    "(read look-ahead), as long as the head is not needed elsewhere; a later "
+                    "read inside it is served from the cache (`cache_hit`).  Bytes, e.g. 1MiB.")
+    cache_segments: int | None = Field(
+        None, ge=1,
+        description="HDD only: how many look-ahead ranges the drive's cache keeps (its cache "
+                    "segments); interleaved sequential streams beyond this evict each other.")
+    cache_hit: DistSpec | None = Field(
+        None, description="HDD only: service time of a 4 KiB read served from the drive's "
+                          "cache (command overhead and transfer, no mechanical work).")
     notes: str | None = None
 
     _r = field_validator("write_bandwidth_bps", "read_bandwidth_bps", mode="before")(
         _rate_at_least(8e6, "1 MB/s"))
     _u = field_validator("flush_per_dirty_unit_ns", mode="before")(
         lambda cls, v: None if v is None else _d(v))
+    _b = field_validator("read_lookahead_bytes", mode="before")(
+        lambda cls, v: None if v is None else _lookahead_bytes(v))
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     @model_validator(mode="after")
@@ -188,6 +211,16 @@ class DiskModel(_Entry):
         if not volatile and self.flush_per_dirty_unit_ns is not None:
             raise ValueError("flush_per_dirty_unit applies to flash without PLP only (a PLP drive's "
                              "cache is write-through; the HDD model runs with its cache off)")
+        lookahead = (self.read_lookahead_bytes, self.cache_segments, self.cache_hit)
+        if self.media != "hdd" and any(x is not None for x in lookahead):
+            raise ValueError("read_lookahead, cache_segments and cache_hit describe an HDD's read "
+                             "cache (flash reads have no positioning time to save)")
+        if self.media == "hdd" and any(x is None for x in lookahead) and any(
+                x is not None for x in lookahead):
+            raise ValueError("an HDD's read cache needs all of read_lookahead, cache_segments "
+                             "and cache_hit (or none of them: no look-ahead)")
+        if self.read_lookahead_bytes is not None and self.interface == "nvme":
+            raise ValueError("the HDD read-cache model knows SATA and SAS links only")
         return self
 
 

@@ -191,9 +191,11 @@ class Cluster:
         return Sampler(spec, self.streams.get(name))
 
     def _disk(self, name: str, model: DiskModel) -> Disk:
+        hit = (self.sampler(f"{name}.cache_hit", model.cache_hit)
+               if model.cache_hit is not None else None)
         return Disk(name, model, self.sampler(f"{name}.write", model.write_4k),
                     self.sampler(f"{name}.flush", model.flush),
-                    self.sampler(f"{name}.read", model.read_4k))
+                    self.sampler(f"{name}.read", model.read_4k), hit)
 
     def disks(self) -> list[Disk]:
         """Every device once: the OSDs' data disks, then the separate DB devices."""

@@ -49,6 +49,26 @@
   Background writes that dirty the cache without being on an op's path
   (RocksDB memtable flush / compaction, :meth:`Disk.background`) are charged
   the same way, at the next flush.
+- **Read look-ahead (HDD).**  After a read the drive goes on reading the
+  following sectors into its cache at the media rate (``read_bandwidth``) for
+  as long as the head is not needed elsewhere, up to ``read_lookahead`` bytes
+  past the last read it served from there (a sequential hit keeps it going).
+  A read inside such a range is served from the cache in ``cache_hit`` (command
+  overhead and the first 4 KiB) plus the rest at the interface rate (SATA
+  600 MB/s, SAS 1200 MB/s: 6 and 12 Gbit/s less 8b/10b coding), waiting only
+  for the head to reach the end of what it asks for.  It does not occupy the
+  actuator but does hold the drive's data pipe (its interface), one transfer
+  at a time, so cache hits have a ceiling (~10k/s at 4 KiB) and count in the
+  drive's utilisation.  Any other access the head starts (a read elsewhere, a
+  write) ends the look-ahead; what was read by then stays cached.  A range
+  holds up to ``read_lookahead`` bytes behind the end of the last read it
+  served (a re-read of a whole 4 MiB object is not a hit), and the drive keeps
+  ``cache_segments`` such ranges, least recently used dropped first.  Locations are (image, object,
+  offset): an object is laid out contiguously on the device (BlueStore applies
+  small overwrites on an HDD in place, as deferred writes) and objects lie apart,
+  so a sequential stream misses once per object.  A read given no location is
+  never a hit; writes leave the cached ranges as they are (the drive keeps its
+  cache coherent with what it writes).
 - Service times are drawn from the catalog distributions.
 """
 
@@ -63,15 +83,25 @@ from cephsim.engine.draw import Sampler
 
 #: commands a SATA disk holds (NCQ); SAS TCQ allows more, but the choice gains little past this
 NCQ_DEPTH = 32
+#: a look-ahead the head has not left yet ends "never"
+HEAD_STAYS = 1 << 62
+# fields of a cached look-ahead range (a list, so the active one can be updated in place)
+SEG_KEY, SEG_LO, SEG_T0, SEG_OFF0, SEG_STOP, SEG_HI = range(6)
+#: bytes per ns an HDD's cache hands over on its link: SATA 3 and SAS-3 signal at 6 and
+#: 12 Gbit/s with 8b/10b coding (the payload gets 8/10 of that)
+INTERFACE_BYTES_PER_NS = {"sata": 0.6, "sas": 1.2}
 
 
 class Disk:
-    __slots__ = ("barrier", "busy_ns", "bw_free", "chan", "dirty", "flush_end", "flush_s",
-                 "flush_start", "flushes", "ios", "merged_flushes", "name", "per_dirty_ns",
-                 "pipe_busy_ns", "read_bw", "read_s", "waiting", "write_bw", "write_s")
+    __slots__ = ("active", "barrier", "busy_ns", "bw_free", "cache_hits", "chan", "dirty",
+                 "flush_end", "flush_s", "flush_start", "flushes", "hit_s", "iface_bw", "ios", "lookahead",
+                 "max_segments", "merged_flushes", "name", "per_dirty_ns", "pipe_busy_ns",
+                 "read_bw", "read_s", "segments", "waiting", "write_bw", "write_s")
 
     def __init__(self, name: str, model: DiskModel, write_s: Sampler, flush_s: Sampler,
-                 read_s: Sampler) -> None:
+                 read_s: Sampler, hit_s: Sampler | None = None) -> None:
+        """``hit_s`` draws a read served from the drive's cache: needed when the model has
+        a read look-ahead (``model.read_lookahead``), else unused."""
         self.name = name
         self.chan = [0] * model.parallelism  #: time each channel frees
         self.write_s = write_s
@@ -98,6 +128,18 @@ class Disk:
         self.barrier = not hdd and not model.plp
         #: HDD: start times of the commands still waiting (None: no reordering modelled)
         self.waiting: deque[int] | None = deque() if hdd else None
+        #: read look-ahead: the ranges held in the drive's cache, least recently used
+        #: first (SEG_* fields), and the one the head is still reading on (if any)
+        self.lookahead = model.read_lookahead_bytes or 0
+        self.max_segments = model.cache_segments or 0
+        if self.lookahead and (hit_s is None or model.interface not in INTERFACE_BYTES_PER_NS):
+            raise ValueError(f"{name}: a drive with read look-ahead needs a cache-hit sampler "
+                             "and a SATA or SAS link")
+        self.hit_s = hit_s
+        self.iface_bw = INTERFACE_BYTES_PER_NS.get(model.interface, 0.0)  # (no flash cache hits)
+        self.segments: list[list[int]] = []
+        self.active: list[int] | None = None
+        self.cache_hits = 0
 
     def _io(self, t: int, sampler: Sampler, extra: int, acc: list[int] | None,
             kind: str) -> int:
@@ -108,6 +150,11 @@ class Disk:
         chan = self.chan
         i = chan.index(min(chan))
         start = chan[i] if chan[i] > t else t
+        seg = self.active
+        if seg is not None:  # the head leaves the range it was reading on
+            if start < seg[SEG_STOP]:
+                seg[SEG_STOP] = start
+            self.active = None
         if extra:  # the bytes beyond 4 KiB go through the shared data pipe first
             p0 = self.bw_free if self.bw_free > start else start
             self.bw_free = p0 + extra
@@ -148,9 +195,70 @@ class Disk:
             self.dirty += math.ceil(nbytes / 4096)
         return self._io(t, self.write_s, extra, acc, "write")
 
-    def read(self, t: int, nbytes: int, acc: list[int] | None) -> int:
+    def read(self, t: int, nbytes: int, acc: list[int] | None, key: int = -1,
+             offset: int = 0) -> int:
+        """A read of ``nbytes`` at ``offset`` bytes into region ``key`` (an object; -1: no
+        location known, never a cache hit).  Returns its completion time."""
         extra = int((nbytes - 4096) / self.read_bw) if nbytes > 4096 else 0
-        return self._io(t, self.read_s, extra, acc, "read")
+        if not self.lookahead or key < 0:
+            return self._io(t, self.read_s, extra, acc, "read")
+        end = self._cached(t, key, offset, nbytes, acc)
+        if end >= 0:
+            return end
+        end = self._io(t, self.read_s, extra, acc, "read")
+        # the head stays on the track and reads on past this read into the cache
+        segs = self.segments
+        for k in range(len(segs) - 1, -1, -1):
+            if segs[k][SEG_KEY] == key:  # this object's older range: replaced
+                del segs[k]
+        if len(segs) >= self.max_segments:
+            del segs[0]
+        e = offset + nbytes
+        lo = e - self.lookahead if e - self.lookahead > offset else offset
+        seg = [key, lo, end, e, HEAD_STAYS, e + self.lookahead]
+        segs.append(seg)
+        self.active = seg
+        return end
+
+    def _cached(self, t: int, key: int, offset: int, nbytes: int,
+                acc: list[int] | None) -> int:
+        """A read served from a look-ahead range, or -1 when none holds all of it.  The
+        data at byte x of a range is in the cache once the head has read that far,
+        ``(x - off0) / media rate`` after its read-on began, if it had not left by then."""
+        segs = self.segments
+        e = offset + nbytes
+        for k in range(len(segs) - 1, -1, -1):
+            seg = segs[k]
+            if seg[SEG_KEY] != key or offset < seg[SEG_LO] or e > seg[SEG_HI]:
+                continue
+            off0 = seg[SEG_OFF0]
+            avail = seg[SEG_T0] + (int((e - off0) / self.read_bw) if e > off0 else 0)
+            if avail > seg[SEG_STOP]:  # the head went elsewhere before reading that far
+                continue
+            ready = avail if avail > t else t  # the head has read it
+            start = self.bw_free if self.bw_free > ready else ready  # the link is free
+            dur = self.hit_s.draw()  # type: ignore[union-attr]
+            if nbytes > 4096:
+                dur += int((nbytes - 4096) / self.iface_bw)
+            end = start + dur
+            self.bw_free = end
+            self.pipe_busy_ns += dur
+            lo = e - self.lookahead  # the range keeps what lies behind this read, up to a limit
+            if lo > seg[SEG_LO]:
+                seg[SEG_LO] = lo
+            if e + self.lookahead > seg[SEG_HI]:  # and a hit keeps the read-on going
+                seg[SEG_HI] = e + self.lookahead
+            if k != len(segs) - 1:  # most recently used last
+                segs.append(segs.pop(k))
+            self.cache_hits += 1
+            self.ios += 1
+            if acc is not None:  # waiting for the head to read that far is disk time too
+                acc[3] += end - t - (start - ready)
+                acc[4] += start - ready
+                if type(acc) is not list:  # a traced op
+                    acc.spans.append((self.name, "read", t, start, end, 0))  # type: ignore[attr-defined]
+            return end
+        return -1
 
     def background(self, nbytes: float) -> None:
         """Bytes written off any op's path that dirty a volatile cache (no-PLP drives)."""
