@@ -205,8 +205,13 @@ def _pick(kind: str, value: Any, path: str) -> Any:
 
 
 def resolve_cpu(cpu: CPUModel, sockets: int, cstate_id: str | None, tuning: CPUTuning,
-                path: str) -> CPUConfig:
-    table = _pick("cstates", cstate_id or cpu.cstates, f"{path}.cstates")
+                path: str, cpu_path: str | None = None,
+                tuning_path: str | None = None) -> CPUConfig:
+    """``path``: the host group; ``cpu_path``/``tuning_path`` (default ``path``.cpu and
+    ``path``.tuning): where the CPU and its tuning are written, for errors."""
+    # the group's own cstates override, else the CPU's (inline: at cpu.cstates)
+    table = _pick("cstates", cstate_id or cpu.cstates,
+                  f"{path}.cstates" if cstate_id else f"{cpu_path or path + '.cpu'}.cstates")
     states = list(table.states)
     limit = tuning.max_cstate
     if limit is not None:
@@ -220,7 +225,7 @@ def resolve_cpu(cpu: CPUModel, sockets: int, cstate_id: str | None, tuning: CPUT
             if limit not in names:
                 raise CephsimError.single(
                     f"max_cstate {limit!r} is not a state of {table.name} ({', '.join(names)})",
-                    path=f"{path}.tuning.max_cstate")
+                    path=f"{tuning_path or path + '.tuning'}.max_cstate")
             states = states[: names.index(limit) + 1]
     max_hz = cpu.boost_clock_hz if tuning.boost else cpu.base_clock_hz
     # with boost off the clock is capped at base, which every core can hold at once (the
@@ -353,6 +358,7 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
                 raise CephsimError.single("a software router needs a cpu", path="network.topology.spine")
             rcpu = _pick("cpus", spine.cpu, "network.topology.spine.cpu")
             spine_cpu = resolve_cpu(rcpu, 1, None, topo.spine_tuning or CPUTuning(governor="ondemand"),
+                                    "network.topology.spine", "network.topology.spine.cpu",
                                     "network.topology.spine_tuning")
     if topo.kind == "mesh" and topo.mesh_mode == "broadcast" and \
             len({h.nic.speed_bps for h in hosts}) > 1:
@@ -375,8 +381,10 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
     ceph = scenario.ceph
     media = "hdd" if any(h.disk and h.disk.media == "hdd" for h in hosts) else "ssd"
     shards, threads = OP_SHARDS_BY_RELEASE.get((ceph.release, media), OP_SHARDS[media])
-    costs = release_costs(ceph.release, profile_path(scenario, scenario_path),
-                          ceph.software or None)
+    profile = profile_path(scenario, scenario_path)
+    if profile is not None and not profile.exists():  # the scenario's (or a --set's) slip
+        raise CephsimError.single(f"no such profile file {profile}", path="ceph.profile")
+    costs = release_costs(ceph.release, profile, ceph.software or None)
     _check_cpu_speed(scenario, hosts, costs)
     cephcfg = CephConfig(
         release=ceph.release, debug_logging=ceph.debug_logging,

@@ -275,3 +275,47 @@ def test_inline_cpu_too_slow_for_a_run_is_refused_by_validate(tmp_path, run_cli)
 def test_slow_but_runnable_inline_cpu_still_validates(tmp_path, run_cli):
     r = run_cli("validate", _inline_cpu_scenario(tmp_path, per_clock_speed=0.05))
     assert r.exit_code == 0, r.output
+
+
+# ---------------------------------------------------------------- errors at the right place
+
+
+def test_inline_cpu_unknown_cstates_points_at_the_cpu(tmp_path, run_cli):
+    """Was blamed on hosts.0.cstates (a key the file does not have) at the group's line."""
+    p = _inline_cpu_scenario(tmp_path, cstates="nosuch")
+    assert_short_error(run_cli("validate", p), f"{p}:5:", "hosts.0.cpu.cstates: unknown cstate 'nosuch'")
+
+
+def test_group_cstates_override_still_named_as_such(tmp_path, run_cli):
+    r = run_cli("validate", _write(tmp_path, BASE), "--set", "hosts.osd.cstates=zz")
+    assert_short_error(r, "--set hosts.osd.cstates=zz: hosts.0.cstates: unknown cstate 'zz'")
+
+
+@pytest.mark.parametrize("setting, words", [
+    ("monitors.duration=1s", "--set monitors.duration=1s: monitors.duration: the clients start "
+                             "after warmup (1min), which must be shorter than duration (1s)"),
+    ("monitors.warmup=10min", "--set monitors.warmup=10min: monitors.warmup: the clients start "
+                              "after warmup (10min)"),
+    ("network.topology.kind=leaf-spine", "--set network.topology.kind=leaf-spine: "
+                                         "network.topology.spine: leaf-spine topology needs a spine model"),
+    ("ceph.profile=nosuch.yaml", "--set ceph.profile=nosuch.yaml: ceph.profile: no such profile file"),
+])
+def test_set_errors_name_the_set(tmp_path, run_cli, setting, words):
+    """These were reported at the file (a line of the monitors block, or no line at all)."""
+    p = _write(tmp_path, MON)
+    r = run_cli("validate", p, "--set", setting)
+    assert_short_error(r, words)
+    assert f"{p}:" not in r.output
+
+
+def test_monitor_duration_below_default_warmup_points_at_duration(tmp_path, run_cli):
+    p = _write(tmp_path, MON.replace("duration: 5min", "duration: 30s"))
+    line = MON.count("\n")
+    assert_short_error(run_cli("validate", p), f"{p}:{line}:3: monitors.duration: the clients start")
+    p.write_text(MON.replace("duration: 5min", "duration: 30s") + "  warmup: 1min\n")
+    assert_short_error(run_cli("validate", p), f"{p}:{line + 1}:3: monitors.warmup: the clients start")
+
+
+def test_missing_profile_points_at_the_scenario_line(tmp_path, run_cli):
+    p = _write(tmp_path, BASE.replace("pool: {size: 3}\n", "pool: {size: 3}\nceph: {profile: nosuch.yaml}\n"))
+    assert_short_error(run_cli("validate", p), f"{p}:12:", "ceph.profile: no such profile file")

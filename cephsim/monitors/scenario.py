@@ -119,15 +119,20 @@ class MonitorSetup:
 _SPEC, _SCENARIO = "monitors.workload", "monitors.proposals"
 
 
-def _spec_problems(err: ValidationError) -> list[Problem]:
+def _spec_problems(err: ValidationError, given: set[str] | None = None) -> list[Problem]:
     """The monitor model's validation errors as problems at the scenario's field paths (no
-    file yet: :func:`cephsim.scenario.load.locate` adds the file and line)."""
+    file yet: :func:`cephsim.scenario.load.locate` adds the file and line).  ``given``: the
+    ``monitors`` fields the scenario (or a --set) wrote; 'warmup must be shorter than
+    duration' is put on duration when only duration was written (the warmup is the default)."""
     from cephsim.scenario.load import validation_problems
 
     problems = validation_problems(err, None, None, prefix=("monitors",))
     for p in problems:
         if p.path and (p.path + ".").startswith(_SPEC + "."):
             p.path = _SCENARIO + p.path[len(_SPEC):]
+        if (p.path == "monitors.warmup" and given is not None and "warmup" not in given
+                and "duration" in given and "shorter than duration" in p.message):
+            p.path = "monitors.duration"
     return problems
 
 
@@ -149,7 +154,7 @@ def monitor_setup(scenario: Scenario, default_clients: Iterable[str]) -> Monitor
     except ValidationError as err:
         # checks of the monitor model beyond the scenario schema (duration vs warmup, finite
         # fault rate, ...): name the scenario field; cephsim.scenario.load.locate adds the line
-        raise CephsimError(_spec_problems(err)) from None
+        raise CephsimError(_spec_problems(err, set(mcfg.model_fields_set))) from None
 
     egress: dict[str, Any] = {}
     site: dict[str, str | None] = {}

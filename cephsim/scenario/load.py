@@ -371,7 +371,7 @@ def validation_problems(err: ValidationError, data: Any, filename: str | None,
         if key in seen:
             continue
         seen.add(key)
-        origin = _override_origin(loc, overridden or {})
+        origin = _override_origin(loc, overridden or {}, data if not prefix else None)
         if origin:
             problems.append(Problem(msg, file=origin, path=path))
         else:
@@ -380,11 +380,30 @@ def validation_problems(err: ValidationError, data: Any, filename: str | None,
     return problems
 
 
-def _override_origin(loc: tuple[Any, ...], overridden: dict[tuple[str, ...], str]) -> str | None:
+def _present(data: Any, loc: tuple[Any, ...]) -> bool:
+    """Whether every key of ``loc`` is in the document ``data``."""
+    node = data
+    for key in loc:
+        if isinstance(node, dict) and key in node:
+            node = node[key]
+        elif isinstance(node, list) and isinstance(key, int) and 0 <= key < len(node):
+            node = node[key]
+        else:
+            return False
+    return True
+
+
+def _override_origin(loc: tuple[Any, ...], overridden: dict[tuple[str, ...], str],
+                     data: Any = None) -> str | None:
     names = tuple(str(p) for p in loc)
     # an error on a whole block (``run``) may come from any override inside it: name them all
     found = [origin for keys, origin in overridden.items()
              if names[: len(keys)] == keys or keys[: len(names)] == names]
+    if not found and data is not None and len(names) > 1 and not _present(data, loc):
+        # a field neither the file nor a --set wrote (its default, e.g. no topology.spine),
+        # refused because of a --set next to it (topology.kind=leaf-spine): name that --set
+        parent = names[:-1]
+        found = [origin for keys, origin in overridden.items() if keys[: len(parent)] == parent]
     return ", ".join(found) if found else None
 
 
@@ -419,7 +438,7 @@ def locate(err: CephsimError, path: str | Path, overrides: Sequence[str] | None 
     for p in err.problems:
         if p.file is None and p.path:
             loc = tuple(int(x) if x.isdigit() else x for x in p.path.split("."))
-            origin = _override_origin(loc, overridden)
+            origin = _override_origin(loc, overridden, data)
             if origin:
                 p.file = origin
             else:
