@@ -347,6 +347,15 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
 
     topo = scenario.network.topology
     switch = _pick("switches", topo.switch, "network.topology.switch")
+    switch_forwards = topo.kind == "switch" or (topo.kind == "leaf-spine" and topo.hosts_per_leaf > 1)
+    if switch.forwarding == "software" and switch_forwards:
+        # only a spine has a CPU that forwards (cephsim.components.cluster); as the switch
+        # or a leaf the box would be a fixed latency, its C-states and clock ignored
+        label = topo.switch if isinstance(topo.switch, str) else switch.name
+        raise CephsimError.single(
+            f"{label!r} forwards in software, which is modelled for a spine only (as the "
+            "switch its CPU would be ignored): use kind: leaf-spine with it as the spine, "
+            "spines: 1, hosts_per_leaf: 1", path="network.topology.switch")
     spine = spine_cpu = None
     if topo.kind == "leaf-spine":
         if topo.spine is None:

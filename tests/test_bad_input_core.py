@@ -541,3 +541,24 @@ def test_a_runtime_shorter_than_one_io_is_an_error_not_an_empty_report(run_cli, 
     r = run_cli("run", QS, "--set", "run.runtime=1us", "-o", str(out), "-f", "json")
     assert_short_error(r, "run.runtime", "no I/O completed within run.runtime 1us")
     assert not out.exists()
+
+
+@pytest.mark.parametrize("topology", [
+    "network.topology.kind=switch",
+    "network.topology={kind: leaf-spine, hosts_per_leaf: 2, spines: 2, switch: denverton-bridge-1g,"
+    " spine: generic-cut-through-25g}",
+])
+def test_a_software_switch_where_only_its_latency_would_count(run_cli, topology):
+    """A software bridge or router as the switch (or a leaf) would forward with a fixed
+    latency, its CPU ignored: refused, pointing at the spine form that models its CPU."""
+    r = run_cli("validate", QS, "--set", topology, "--set", "network.topology.switch=denverton-bridge-1g")
+    assert_short_error(r, "forwards in software, which is modelled for a spine only")
+    assert "hosts_per_leaf: 1" in r.stderr
+
+
+def test_a_software_router_as_the_spine_of_self_routing_hosts_is_fine(run_cli):
+    """Seed 001's form: hosts route themselves over the spines, the switch model forwards
+    nothing, so a software box named there is harmless."""
+    r = run_cli("validate", ROOT / "scenarios" / "tuned-routers-balanced.yaml",
+                "--set", "network.topology.switch=denverton-bridge-1g")
+    assert r.exit_code == 0, r.stderr
