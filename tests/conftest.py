@@ -28,6 +28,15 @@ pool: {size: 3}
 workload: {rw: randwrite, bs: 4KiB}
 run: {ios: 300}
 """
+#: BASE with three monitors and a 5 min quorum run (the ``duration:`` key is its last line)
+MON = BASE + """\
+monitors:
+  mons:
+    - {name: a}
+    - {name: b}
+    - {name: c}
+  duration: 5min
+"""
 
 
 @pytest.fixture(scope="session")

@@ -11,16 +11,8 @@ from cephsim.errors import CephsimError
 from cephsim.monitors import MonNetwork, MonitorSpec, simulate_monitors
 from cephsim.monitors.links import LinkSpec, TcpParams, TcpStream
 from cephsim.scenario.load import load_resolved
-from conftest import BASE, ROOT
+from conftest import MON, ROOT
 
-MON = BASE + """\
-monitors:
-  mons:
-    - {name: a}
-    - {name: b}
-    - {name: c}
-  duration: 5min
-"""
 #: line of the `duration:` key above; fields added below it start at the next line
 DURATION_LINE = MON.count("\n")
 OSIRIS = ROOT / "scenarios" / "osiris-mon-rtt-1600ms.yaml"

@@ -7,17 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BASE, ROOT, assert_short_error
+from conftest import BASE, MON, ROOT, assert_short_error
 
 OSIRIS = ROOT / "scenarios" / "osiris-mon-rtt-1600ms.yaml"
-MON = BASE + """\
-monitors:
-  mons:
-    - {name: a}
-    - {name: b}
-    - {name: c}
-  duration: 5min
-"""
 
 
 def _write(tmp_path: Path, text: str, name: str = "s.yaml") -> Path:
