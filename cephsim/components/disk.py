@@ -63,10 +63,10 @@
   write) ends the look-ahead; what was read by then stays cached.  A range
   holds up to ``read_lookahead`` bytes behind the end of the last read it
   served (a re-read of a whole 4 MiB object is not a hit), and the drive keeps
-  ``cache_segments`` such ranges, least recently used dropped first.  Locations are (image, object,
-  offset): an object is laid out contiguously on the device (BlueStore applies
-  small overwrites on an HDD in place, as deferred writes) and objects lie apart,
-  so a sequential stream misses once per object.  A read given no location is
+  ``cache_segments`` such ranges, least recently used dropped first.
+  Locations are (image, object, offset): an object is laid out contiguously on
+  the device (BlueStore applies small overwrites on an HDD in place, as deferred
+  writes) and objects lie apart, so a sequential stream misses once per object.  A read given no location is
   never a hit; writes leave the cached ranges as they are (the drive keeps its
   cache coherent with what it writes).
 - Service times are drawn from the catalog distributions.
@@ -94,9 +94,9 @@ INTERFACE_BYTES_PER_NS = {"sata": 0.6, "sas": 1.2}
 
 class Disk:
     __slots__ = ("active", "barrier", "busy_ns", "bw_free", "cache_hits", "chan", "dirty",
-                 "flush_end", "flush_s", "flush_start", "flushes", "hit_s", "iface_bw", "ios", "lookahead",
-                 "max_segments", "merged_flushes", "name", "per_dirty_ns", "pipe_busy_ns",
-                 "read_bw", "read_s", "segments", "waiting", "write_bw", "write_s")
+                 "flush_end", "flush_s", "flush_start", "flushes", "hit_s", "iface_bw", "ios",
+                 "lookahead", "max_segments", "merged_flushes", "name", "per_dirty_ns",
+                 "pipe_busy_ns", "read_bw", "read_s", "segments", "waiting", "write_bw", "write_s")
 
     def __init__(self, name: str, model: DiskModel, write_s: Sampler, flush_s: Sampler,
                  read_s: Sampler, hit_s: Sampler | None = None) -> None:
@@ -132,11 +132,11 @@ class Disk:
         #: first (SEG_* fields), and the one the head is still reading on (if any)
         self.lookahead = model.read_lookahead_bytes or 0
         self.max_segments = model.cache_segments or 0
-        if self.lookahead and (hit_s is None or model.interface not in INTERFACE_BYTES_PER_NS):
-            raise ValueError(f"{name}: a drive with read look-ahead needs a cache-hit sampler "
-                             "and a SATA or SAS link")
+        if self.lookahead and hit_s is None:
+            raise ValueError(f"{name}: a drive with read look-ahead needs a cache-hit sampler")
         self.hit_s = hit_s
-        self.iface_bw = INTERFACE_BYTES_PER_NS.get(model.interface, 0.0)  # (no flash cache hits)
+        # the catalog allows a look-ahead on SATA and SAS HDDs only (DiskModel)
+        self.iface_bw = INTERFACE_BYTES_PER_NS[model.interface] if self.lookahead else 0.0
         self.segments: list[list[int]] = []
         self.active: list[int] | None = None
         self.cache_hits = 0
