@@ -62,6 +62,14 @@ def warn(file: str, message: str, line: int | None = None,
     return Problem(message, file=file, line=line, column=column)
 
 
+def require_figures(name: str, jobs: Sequence[Any], what: str, line: int | None) -> None:
+    """Refuse a fio output whose every figure of every job is 0 (fio's report of a job that
+    did no I/O): it carries no measurement.  ``what`` names the format in the message."""
+    if not any(d.has_figures() for j in jobs for d in j.directions.values()):
+        raise ReaderError.at(name, f"{what} carries no measurement: every figure of every "
+                             "job is 0 (no I/O completed)", line)
+
+
 def line_col(text: str, offset: int) -> tuple[int, int]:
     """1-based (line, column) of character ``offset`` in ``text``."""
     offset = max(0, min(offset, len(text)))

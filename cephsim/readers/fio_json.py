@@ -25,7 +25,7 @@ from typing import Any
 
 from cephsim.errors import Problem
 from cephsim.readers.common import (ReaderError, finite_number, json_documents, json_number,
-                                    json_offset, line_col, read_text, warn)
+                                    json_offset, line_col, read_text, require_figures, warn)
 from cephsim.readers.model import FioDirection, FioJob, FioMeasurement, LatencyStats
 
 DIRECTIONS = ("read", "write", "trim", "mixed", "sync")
@@ -78,9 +78,7 @@ def read_fio_json(path: Path | str, text: str | None = None) -> FioMeasurement:
     if not jobs:
         raise ReaderError.at(name, "fio JSON contains no job with completed I/O "
                              "(all directions have total_ios == 0)", line_col(text, docs[0][0])[0])
-    if not any(d.has_figures() for j in jobs for d in j.directions.values()):
-        raise ReaderError.at(name, "fio JSON carries no measurement: every figure of every "
-                             "job is 0 (no I/O completed)", line_col(text, docs[0][0])[0])
+    require_figures(name, jobs, "fio JSON", line_col(text, docs[0][0])[0])
     return FioMeasurement(source=name, format="fio-json", fio_version=version, jobs=jobs,
                           warnings=warnings)
 

@@ -28,8 +28,8 @@ import re
 from pathlib import Path
 
 from cephsim.errors import Problem
-from cephsim.readers.common import (FIO_UNITS, ReaderError, parse_decimal, read_text, to_ns,
-                                    warn)
+from cephsim.readers.common import (FIO_UNITS, ReaderError, parse_decimal, read_text,
+                                    require_figures, to_ns, warn)
 from cephsim.readers.model import (FioDirection, FioJob, FioMeasurement, LatencyBucket,
                                    LatencyStats)
 
@@ -125,10 +125,7 @@ def read_fio_text(path: Path | str, text: str | None = None) -> FioMeasurement:
     if not any(j.directions for j in st.jobs):
         raise ReaderError.at(name, "no fio results found (expected lines such as "
                              "'write: IOPS=..., BW=...' after a '(groupid=0, jobs=1)' header)")
-    if not any(d.has_figures() for j in st.jobs for d in j.directions.values()):
-        raise ReaderError.at(name, "the fio output carries no measurement: every figure of "
-                             "every job is 0 (no I/O completed)",
-                             next((j.line for j in st.jobs if j.line), None))
+    require_figures(name, st.jobs, "the fio output", next((j.line for j in st.jobs if j.line), None))
     return FioMeasurement(source=name, format="fio-text", fio_version=version, jobs=st.jobs,
                           warnings=st.warnings)
 
