@@ -420,16 +420,16 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
                     monitors=monitor_setup(scenario, clients))
 
 
+#: the longest one write's CPU work may take on a host's slowest clock: a quarter of the
+#: run's stall watchdog (runner.STALL_NS, 1h without a completed I/O ends the run as a
+#: model fault), leaving room for queueing and the per-stage jitter
+MAX_WRITE_CPU_NS = 900 * 10**9
+
+
 def _check_cpu_speed(scenario: Scenario, hosts: list[HostConfig], costs: ReleaseCosts) -> None:
     """An inline CPU so slow (per_clock_speed, min_clock) that one write's CPU work would
     outlast the run's stall watchdog: refused here, not as a 'model stalled' after the run."""
-    from cephsim.runner import STALL_NS  # (runner imports this module)
     from cephsim.units import format_span
-
-    # the longest one write's CPU work may take on a host's slowest clock: a quarter of the
-    # watchdog (1h without a completed I/O ends the run as a model fault), leaving room for
-    # queueing and the per-stage jitter
-    max_write_cpu_ns = STALL_NS // 4
 
     work_kc = sum(costs.cost(s) for s in costs.kcycles)  # every stage once: an upper bound
     seen: set[str] = set()
@@ -439,13 +439,13 @@ def _check_cpu_speed(scenario: Scenario, hosts: list[HostConfig], costs: Release
         seen.add(h.group)
         m = h.cpu.model
         ns = work_kc * 1e3 / (h.cpu.min_hz * m.per_clock_speed) * 1e9
-        if ns > max_write_cpu_ns:
+        if ns > MAX_WRITE_CPU_NS:
             gi = next(i for i, g in enumerate(scenario.hosts) if g.name == h.group)
             raise CephsimError.single(
                 f"per_clock_speed {m.per_clock_speed:g} at min_clock "
                 f"{h.cpu.min_hz / 1e9:g}GHz makes one write's CPU work ({work_kc:.0f} kcycles) "
                 f"take about {format_span(int(min(ns, 1e18)))}, over the "
-                f"{format_span(max_write_cpu_ns)} a run allows (per_clock_speed is relative to "
+                f"{format_span(MAX_WRITE_CPU_NS)} a run allows (per_clock_speed is relative to "
                 "Zen 2 = 1.0)",
                 path=f"hosts.{gi}.cpu" + ("" if isinstance(scenario.hosts[gi].cpu, str)
                                           else ".per_clock_speed"))
