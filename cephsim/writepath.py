@@ -229,7 +229,18 @@ class Protocol:
         k, c, acc, job = self.k, self.c, op.acc, op.job
         engine = self.engine
         kernel_client = engine in ("krbd", "cephfs")
+        waited = acc[4]
         t = job.app.run(k.now, self.kc("client.submit"), acc, handoff=False)
+        waited = acc[4] - waited
+        if waited:
+            # The fio thread was busy (reaping or submitting other I/Os).  fio takes an io_u
+            # and starts its clock (start_time, in get_io_u) only when the thread gets to
+            # it, so that wait is in no latency fio reports: slat is the submission itself.
+            acc[4] -= waited
+            op.submit += waited
+            if type(acc) is not list:  # traced: the first span starts with the clock
+                name, kind, _, start, end, pen = acc.spans[-1]  # type: ignore[attr-defined]
+                acc.spans[-1] = (name, kind, start, start, end, pen)  # type: ignore[attr-defined]
         op.slat_end = t
         out = OSDOP_HDR + (op.nbytes if op.is_write else 0)
         if kernel_client:
