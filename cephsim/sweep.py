@@ -289,8 +289,13 @@ def execute(tasks: Sequence[Task], *, jobs: int | None = None, executor: str = "
                     results[i] = run_task(t)
                     bar.advance()
             else:
-                with ProcessPoolExecutor(max_workers=min(n, len(tasks))) as ex:
+                ex = ProcessPoolExecutor(max_workers=min(n, len(tasks)), initializer=_worker_init)
+                try:
                     _collect(ex, tasks, results, bar)
+                except BaseException:  # Ctrl-C (or an error): stop now, not after every queued run
+                    _stop_pool(ex)
+                    raise
+                ex.shutdown()
         elif executor == "dask":
             client, own = _dask_client(scheduler)
             try:
@@ -314,6 +319,26 @@ def _collect(ex: Executor, tasks: Sequence[Task], results: list[Any], bar: Progr
     for f in as_completed(futs):
         results[futs[f]] = f.result()
         bar.advance()
+
+
+def _worker_init() -> None:
+    """Workers ignore Ctrl-C: the terminal sends it to the whole process group, and a
+    worker would report the interrupted run and take the next one (concurrent.futures
+    catches BaseException per task).  The parent stops them (:func:`_stop_pool`)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop_pool(ex: ProcessPoolExecutor) -> None:
+    """End the running runs and cancel the queued ones: a plain shutdown would wait for
+    every queued run to finish first.  The workers hold nothing to clean up (results come
+    back whole or not at all), so they are killed; the executor then sees its workers gone,
+    fails what it had handed them, and its shutdown reaps them."""
+    for p in list((getattr(ex, "_processes", None) or {}).values()):
+        if p.exitcode is None:
+            p.kill()
+    ex.shutdown(wait=True, cancel_futures=True)
 
 
 def _dask_client(scheduler: Any) -> tuple[Any, bool]:

@@ -199,3 +199,35 @@ def test_a_bad_value_of_the_sweep_block_is_located_at_that_value(tmp_path: Path)
     assert r.exit_code == 0 and "ok (" in r.stdout, r.output
     r = runner.invoke(app, ["sweep", str(sc), "--set", "workload.iodepth=1,five", "-q", "-j", "1"])
     assert r.exit_code == 2 and "--set workload.iodepth=five" in r.stderr, r.stderr
+
+
+def test_an_interrupted_pool_stops_at_once():
+    """Ctrl-C during a parallel sweep: the queued runs are cancelled and the running ones
+    ended, instead of the executor's shutdown waiting for every queued run to finish."""
+    import signal
+    import time
+    from concurrent.futures import ProcessPoolExecutor
+
+    from cephsim import sweep
+
+    ex = ProcessPoolExecutor(max_workers=2, initializer=sweep._worker_init)
+    futs = [ex.submit(time.sleep, 60) for _ in range(5)]
+    deadline = time.monotonic() + 30
+    while not (futs[0].running() and futs[1].running()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    procs = list(ex._processes.values())
+    assert procs and all(p.is_alive() for p in procs)
+    t0 = time.monotonic()
+    sweep._stop_pool(ex)
+    assert time.monotonic() - t0 < 10
+    assert not any(p.is_alive() for p in procs), [(p.pid, p.exitcode, p.is_alive()) for p in procs]
+    # queued runs cancelled; the running ones (and the one the pool had already handed to
+    # its call queue) end with BrokenProcessPool: none completes
+    assert all(f.cancelled() or f.exception(timeout=10) is not None for f in futs)
+    # the workers ignore SIGINT (the terminal sends it to the whole process group)
+    old = signal.getsignal(signal.SIGINT)
+    try:
+        sweep._worker_init()
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, old)
