@@ -167,6 +167,9 @@ class Protocol:
                                  + (("client.librbd_write",) if w else ()))
                           for w in (False, True)}
         self.engine = r.scenario.workload.engine
+        #: fio's synchronous engine (psync): its clat clock (issue_time) starts before the
+        #: syscall, so the submission is part of clat and no slat is recorded
+        self.sync_io = r.scenario.workload.sync_io
         self.size = r.scenario.pool.size
         self.deferred = r.ceph.write_mode == "deferred"
         self.wal_log_sync = r.ceph.wal_log_sync
@@ -241,7 +244,7 @@ class Protocol:
             if type(acc) is not list:  # traced: the first span starts with the clock
                 name, kind, _, start, end, pen = acc.spans[-1]  # type: ignore[attr-defined]
                 acc.spans[-1] = (name, kind, start, start, end, pen)  # type: ignore[attr-defined]
-        op.slat_end = t
+        op.slat_end = op.submit if self.sync_io else t
         out = OSDOP_HDR + (op.nbytes if op.is_write else 0)
         if kernel_client:
             sender = job.kworker

@@ -311,3 +311,15 @@ def test_monitor_duration_below_default_warmup_points_at_duration(tmp_path, run_
 def test_missing_profile_points_at_the_scenario_line(tmp_path, run_cli):
     p = _write(tmp_path, BASE.replace("pool: {size: 3}\n", "pool: {size: 3}\nceph: {profile: nosuch.yaml}\n"))
     assert_short_error(run_cli("validate", p), f"{p}:12:", "ceph.profile: no such profile file")
+
+
+@pytest.mark.parametrize(("sets", "words"), [
+    (["workload.ioengine=psync"], ["ioengine", "kernel clients", "engine rbd"]),
+    (["workload.engine=krbd", "workload.ioengine=psync", "workload.iodepth=8"],
+     ["iodepth 8 with ioengine psync", "set iodepth: 1"]),
+    (["workload.engine=krbd", "workload.ioengine=posixaio"], ["ioengine", "libaio", "psync"]),
+])
+def test_ioengine_that_does_not_fit_the_client(run_cli, sets, words):
+    args = [a for s in sets for a in ("--set", s)]
+    r = run_cli("validate", str(ROOT / "scenarios" / "quickstart.yaml"), *args)
+    assert_short_error(r, *words)

@@ -659,3 +659,19 @@ def test_fio_clock_starts_when_its_thread_takes_the_io(tmp_path):
     # Little's law over fio's own latency falls short of the depth by the uncounted wait
     lat = (a["complete"] - a["submit"]).mean() / 1e9
     assert res.iops * lat < 0.9 * 8
+
+
+def test_psync_reports_the_same_io_without_slat():
+    """fio's synchronous engine starts clat before the syscall and records no slat: the
+    simulated I/O is the same as with libaio, only the split fio reports differs."""
+    from cephsim.report.summary import job_stats
+
+    aio, a = _run("workload.engine=krbd")
+    sync, s = _run("workload.engine=krbd", "workload.ioengine=psync")
+    assert (a["complete"] - a["submit"] == s["complete"] - s["submit"]).all()
+    assert ((a["slat_end"] - a["submit"]) > 0).all()
+    assert (s["slat_end"] == s["submit"]).all()
+    ja, js = job_stats(aio), job_stats(sync)
+    assert ja.ioengine == "libaio" and js.ioengine == "psync"
+    assert js.write.slat.n == 0 and ja.write.slat.n == a["submit"].size
+    assert js.write.clat.mean == js.write.lat.mean == ja.write.lat.mean

@@ -33,14 +33,14 @@ def job_stats(res: RunResult) -> JobStats:
             continue
         submit, slat_end, done = a["submit"][mask], a["slat_end"][mask], a["complete"][mask]
         dirs[name] = DirectionStats.from_samples(
-            slat_end - submit, done - slat_end, done - submit, bs_bytes=w.bs,
+            None if w.sync_io else slat_end - submit, done - slat_end, done - submit, bs_bytes=w.bs,
             runtime_ns=res.runtime_ns, completion_ns=done - t0)
     return JobStats(jobname=res.scenario.name, rw=w.rw, bs=w.bs, iodepth=w.iodepth,
-                    numjobs=w.numjobs, ioengine=w.engine, runtime_ns=res.runtime_ns,
+                    numjobs=w.numjobs, ioengine=w.fio_ioengine, runtime_ns=res.runtime_ns,
                     read=dirs["read"], write=dirs["write"],
                     job_options={"rw": w.rw, "bs": format_bs(w.bs),
                                  "iodepth": str(w.iodepth), "numjobs": str(w.numjobs),
-                                 "ioengine": w.engine})
+                                 "ioengine": w.fio_ioengine})
 
 
 def breakdown(res: RunResult) -> dict[str, Any] | None:

@@ -391,10 +391,23 @@ class Workload(_M):
     iodepth: Int = Field(1, ge=1, le=4096, description="I/Os in flight per job.")
     numjobs: Int = Field(1, ge=1, le=1024, description="Independent jobs (each with its own image and iodepth).")
     engine: Literal["rbd", "krbd", "cephfs", "rados"] = Field("rbd", description="Client: librbd (fio rbd engine), kernel rbd, CephFS kernel client, or librados.")
+    ioengine: Literal["libaio", "psync"] | None = Field(None, description="fio's I/O engine on a kernel client (krbd, cephfs): 'libaio' (asynchronous; the default) or 'psync' (pwrite, fio's default when --ioengine is not given): one I/O at a time per job (iodepth 1), and fio records no slat, so clat is the whole I/O. The same path through the client either way. Not for rbd and rados, which are fio's own asynchronous engines.")
     clients: list[str] | None = Field(None, description="Client host names; jobs are spread over them. Default: the first host without OSDs.")
     image_size: Size = Field(10 * 1024**3, description="RBD image size per job (sets how many objects/PGs are touched); '10GB' means 10 GiB, as fio's --size and rbd create --size read it.")
     object_size: Size = Field(4 * 1024**2, description="RADOS object size.")
     read_cache: Literal["cold", "warm"] = Field("cold", description="State of the OSDs' BlueStore buffer caches (bluestore_default_buffered_read is on) for reads. 'cold' (default): every read goes to the device, as on a first pass over freshly written data (writes do not fill the cache: bluestore_default_buffered_write is off). 'warm': the data was read before (e.g. by an earlier test of the same suite), so each read hits the primary's cache with the probability cache bytes / data bytes, capped at 1 (see ceph.osd_memory_target).")
+
+    @property
+    def fio_ioengine(self) -> str:
+        """The ioengine fio reports: rbd, rados, or the kernel client's libaio / psync."""
+        if self.engine in ("rbd", "rados"):
+            return self.engine
+        return self.ioengine or "libaio"
+
+    @property
+    def sync_io(self) -> bool:
+        """A synchronous fio engine: no submission latency is recorded (fio's slat)."""
+        return self.ioengine == "psync"
 
     @property
     def blocks_per_object(self) -> int:
@@ -419,6 +432,14 @@ class Workload(_M):
                              f"64 KiB; got {format_size(obj)}")
         if self.bs > self.object_size:
             raise ValueError("bs larger than the object size is not modelled")
+        if self.ioengine is not None and self.engine not in ("krbd", "cephfs"):
+            raise ValueError(f"ioengine: applies to the kernel clients (krbd, cephfs); with "
+                             f"engine {self.engine} fio runs its own asynchronous {self.engine} "
+                             f"engine: remove ioengine")
+        if self.ioengine == "psync" and self.iodepth > 1:
+            raise ValueError(f"iodepth {self.iodepth} with ioengine psync: a synchronous engine "
+                             f"has one I/O in flight per job (fio ignores iodepth); set iodepth: 1, "
+                             f"or more numjobs, or ioengine: libaio")
         if self.image_size < self.bs:
             raise ValueError(f"image_size ({self.image_size} bytes) is smaller than one block "
                              f"(bs {self.bs} bytes)")
