@@ -133,14 +133,11 @@ def run(scenario: ScenarioArg, seed: SeedOpt = None, set_: SetOpt = None,
 
         from cephsim.progress import ProgressBar
         from cephsim.runner import progress_total
-
-        check_outputs({"--output": output}, [scenario])
-        sc, resolved = load_resolved(scenario, set_)
-        profile = profile_path(sc, scenario)
-        if profile:  # nor may it replace the calibrated profile the scenario reads
-            check_outputs({"--output": output}, [profile])
         from cephsim.scenario.schema import run_warnings
 
+        sc, resolved = load_resolved(scenario, set_)
+        profile = profile_path(sc, scenario)  # nor may -o replace the profile it reads
+        check_outputs({"--output": output}, [scenario] + ([profile] if profile else []))
         for w in run_warnings(sc):  # before the run: a long warm-up shows no progress
             typer.echo(f"warning: {w}", err=True)
         with ProgressBar(progress_total(sc), f"simulating {sc.name}", quiet=quiet) as bar:

@@ -4,7 +4,7 @@
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -65,13 +65,10 @@ def register(app: typer.Typer) -> None:
         """Fit software costs to measured cases; cross-validate; fit a network hop to qperf; or fit consumer drives' flush cost to job sweeps."""
         try:
             _check_modes(ctx, network, flush_sweeps, cross_validate)
-            if output is not None:  # before a fit of several minutes, not after it
-                from cephsim.output import check_outputs
+            from cephsim.output import check_outputs
 
-                inputs = list(files)
-                if not (network or flush_sweeps):  # and what the case files point at
-                    inputs += _case_references(files)
-                check_outputs({"--output": output}, inputs)
+            if output is not None and (network or flush_sweeps):
+                check_outputs({"--output": output}, list(files))
             if flush_sweeps:
                 from cephsim.calibrate.flushfit import fit_sweeps, fit_text as flush_text
 
@@ -98,6 +95,8 @@ def register(app: typer.Typer) -> None:
             from cephsim.calibrate.params import parse_params
 
             cases = load_cases(list(files))
+            if output is not None:  # before a fit of several minutes, not after it
+                check_outputs({"--output": output}, list(files) + _case_references(cases))
             progress = None if quiet else (lambda s: print(s, file=sys.stderr, flush=True))
             for c in cases:
                 if c.skip_reason and progress:
@@ -190,17 +189,11 @@ def _link_speed(text: str) -> float:
         raise CephsimError.single(f"--speed {text!r}: {e}") from None
 
 
-def _case_references(files: list[Path]) -> list[Path]:
-    """The scenario, measurement and reference files the case files name (so that ``-o``
-    cannot replace one of them); a case that does not load is reported later."""
-    from cephsim.calibrate.cases import load_case
-
+def _case_references(cases: list[Any]) -> list[Path]:
+    """The scenario, measurement and reference files the cases name (so that ``-o``
+    cannot replace one of them)."""
     out: list[Path] = []
-    for f in files:
-        try:
-            case = load_case(f)
-        except CephsimError:
-            continue
+    for case in cases:
         out.append(case.scenario_path)
         out += [Path(t.file) for t in case.targets if t.file]
         out += [Path(r["file"]) for r in case.references]
