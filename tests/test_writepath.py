@@ -654,7 +654,7 @@ def test_fio_clock_starts_when_its_thread_takes_the_io(tmp_path):
     a = res.records.arrays()
     slat = a["slat_end"] - a["submit"]
     assert (slat == cpu(kc("client.submit"), woken=False)).all()
-    per_io = cpu(kc("client.submit"), woken=False) + cpu(400)
+    per_io = cpu(kc("client.submit"), woken=False) + cpu(400, woken=False)  # never idle
     assert res.iops == pytest.approx(1e9 / per_io, rel=0.01)
     # Little's law over fio's own latency falls short of the depth by the uncounted wait
     lat = (a["complete"] - a["submit"]).mean() / 1e9
