@@ -330,3 +330,26 @@ def test_an_osd_cpuset_of_every_core_is_no_limit() -> None:
     full = _pvc("hosts.pvc.osd_cores=32")
     assert full.iops == free.iops
     assert _pvc("hosts.pvc.osd_cores=31").iops < 0.6 * free.iops
+
+
+def test_seed001_router_profile_shortens_each_write() -> None:
+    """Seed 001's direction at its root: tuned network-latency on the spines (C1 only,
+    performance governor) takes the routers' C6 exits and low clock out of every
+    traversal.  One write crosses a spine four times on its critical path (client ->
+    primary -> replicas -> primary -> client); the seed's ping gains 20-30 us per round
+    trip (two traversals), so a write should gain about twice that.  Paired runs (same
+    seed, same streams), one job so that nothing else moves."""
+    def run(profile: str):
+        p = SC / f"tuned-routers-{profile}.yaml"
+        return run_scenario(load_scenario(p, ["workload.numjobs=1", "run.ios=600",
+                                              "run.ramp_ios=100"]), scenario_path=p)
+    def mean_us(r) -> float:
+        a = r.records.arrays()
+        return float((a["complete"] - a["submit"]).mean()) / 1e3
+    bal, lat = run("balanced"), run("network-latency")
+    gain_us = mean_us(bal) - mean_us(lat)
+    assert 30 < gain_us < 150, gain_us
+    net = [json.loads(render_run(r, "json"))["cephsim"]["breakdown"]["write"]["critical_path_us"]
+           ["network"] for r in (bal, lat)]
+    assert net[1] < net[0] - 30, net  # the gain is network time: the routers' share of it
+    assert lat.iops > bal.iops
