@@ -20,6 +20,7 @@ from cephsim.catalog.models import CPUModel, CState, DiskModel, NICModel, Switch
 from cephsim.errors import CephsimError
 from cephsim.scenario.schema import CPUTuning, Netem, Scenario, TcpSettings
 from cephsim.software import ReleaseCosts, release_costs
+from cephsim.units import format_span
 
 #: (op shards, threads per shard) for SSD and HDD: osd_op_num_shards_{ssd,hdd} and
 #: osd_op_num_threads_per_shard_{ssd,hdd} (src/common/options/osd.yaml.in; read by
@@ -429,8 +430,6 @@ MAX_WRITE_CPU_NS = 900 * 10**9
 def _check_cpu_speed(scenario: Scenario, hosts: list[HostConfig], costs: ReleaseCosts) -> None:
     """An inline CPU so slow (per_clock_speed, min_clock) that one write's CPU work would
     outlast the run's stall watchdog: refused here, not as a 'model stalled' after the run."""
-    from cephsim.units import format_span
-
     work_kc = sum(costs.cost(s) for s in costs.kcycles)  # every stage once: an upper bound
     seen: set[str] = set()
     for h in hosts:

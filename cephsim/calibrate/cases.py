@@ -38,7 +38,7 @@ from typing import Any
 
 from cephsim.errors import CephsimError
 from cephsim.readers.common import finite_number
-from cephsim.units import parse_duration_ns
+from cephsim.units import format_duration, parse_duration_ns
 
 STAT_RE = re.compile(r"^(?:(lat|clat|slat)\.(mean|p\d+(?:\.\d+)?)|iops)$")
 
@@ -289,8 +289,6 @@ def load_case(path: str | Path) -> Case:
 def _check_percentile_order(w: _Where, targets: list[Target],
                             where_stat: dict[str, tuple[Any, ...]]) -> None:
     """Percentiles of one latency kind cannot decrease: p50 <= p99 <= p99.9 ..."""
-    from cephsim.units import format_duration
-
     by_kind: dict[str, list[tuple[float, Target]]] = {}
     for t in targets:
         p = stat_percentile(t.stat)

@@ -21,6 +21,7 @@ from ruamel.yaml.error import MarkedYAMLError
 
 from cephsim.errors import CephsimError, Problem, not_a_regular_file
 from cephsim.scenario.schema import Scenario
+from cephsim.units import format_size, format_span, parse_duration_ns, parse_size_bytes
 
 
 def _yaml() -> YAML:
@@ -297,8 +298,6 @@ def _field_at(model: type[BaseModel], loc: tuple[Any, ...]) -> Any:
 
 def _unit_of(model: type[BaseModel], loc: tuple[Any, ...]) -> Any:
     """units.format_span for a Duration field, units.format_size for a Size field, else None."""
-    from cephsim.units import format_size, format_span, parse_duration_ns, parse_size_bytes
-
     info = _field_at(model, loc)
     if info is None:
         return None
