@@ -128,6 +128,59 @@ def register(app: typer.Typer) -> None:
             _fail(e)
 
     @app.command()
+    def accuracy(
+        files: Annotated[Optional[list[Path]], typer.Argument(
+            help="Case files or folders of them (default: calibration/cases). Cases marked "
+            "'corpus: load' are left out: the headline is low queue depth latency.",
+            show_default=False)] = None,
+        seeds: Annotated[int, typer.Option(help="Seeds per simulation (common random numbers).",
+                                           min=1)] = 2,
+        ios: Annotated[int, typer.Option(help="I/Os per seed and simulation.", min=200)] = 3000,
+        jobs: Annotated[Optional[int], typer.Option(
+            "--jobs", "-j", help="Worker processes (default: every core).", min=1)] = None,
+        output: Annotated[Optional[Path], typer.Option(
+            "--output", "-o", help="Write the report (markdown; with --format json, JSON) here, "
+            "e.g. docs/validation.md.")] = None,
+        readme: Annotated[Optional[Path], typer.Option(
+            help="Also rewrite the summary between the accuracy markers of this file "
+            "(README.md).")] = None,
+        format: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
+        quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")] = False,
+    ) -> None:
+        """Leave-one-cluster-out: predict each published cluster from a joint fit on the others."""
+        try:
+            from cephsim.calibrate.accuracy import case_files, replace_block, run_accuracy
+            from cephsim.output import check_outputs, write_atomic
+
+            paths = case_files(files)
+            cases, v, command = run_accuracy(paths, seeds, ios, jobs,
+                                             None if quiet else
+                                             (lambda s: print(s, file=sys.stderr, flush=True)))
+            if output is not None or readme is not None:
+                check_outputs({"--output": output, "--readme": readme},
+                              list(paths) + _case_references(cases))
+            new_readme = None
+            if readme is not None:
+                from cephsim.calibrate.corpus import summary_lines
+
+                new_readme = replace_block(readme, summary_lines(v))
+            if format is Format.json:
+                text = json.dumps({"command": command, "summary": v.summary(),
+                                   "predictions": [p.to_dict() for p in v.predictions],
+                                   "scales": {r: {"catalog": v.scale0[r], "fitted": v.full.scale(r),
+                                                  "sigma_rel": v.full.sd[r]} for r in v.scale0}},
+                                  indent=2) + "\n"
+            else:
+                from cephsim.calibrate.corpus import validation_markdown
+
+                text = validation_markdown(v, command)
+            _emit(text, output)
+            if readme is not None and new_readme is not None:
+                write_atomic(readme, new_readme)
+        except CephsimError as e:
+            _fail(e)
+
+    @app.command()
     def whatif(
         scenario: Annotated[Path, typer.Argument(help="Scenario YAML file.", show_default=False)],
         set_: Annotated[Optional[list[str]], typer.Option(

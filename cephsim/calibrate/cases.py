@@ -4,6 +4,10 @@ A case pairs one scenario with measurements taken on the cluster it models::
 
     name: wido-2019
     description: ...
+    cluster: wido-2019                                 # cases of one cluster share it
+    corpus: qd1                                        # qd1 (cross-validated) or load
+    written: 2026-11-26                                # assumptions written before the first run
+    assumptions: ["fio on a separate client host", ...]
     scenario: ../../scenarios/wido-2019-nautilus.yaml   # relative to the case file
     set: [ceph.release=quincy]                         # optional --set overrides
     direction: write                                   # fio direction compared (default write)
@@ -14,6 +18,7 @@ A case pairs one scenario with measurements taken on the cluster it models::
         stats: [lat.mean, clat.p50, clat.p99, clat.p99.9]
       - values: {lat.mean: 421us, clat.p99: 465us}     # published figures without a file
         source: "https://..."
+        quote: "the source's own words that give the figures"
     reference:                                         # kept with the case, not fitted
       - {file: ../x/ping.txt, source: "...", note: "why it is not fitted"}
     sigma: {clat.p99.9: 0.3}                           # optional: relative tolerance per stat
@@ -106,12 +111,23 @@ class Case:
     references: list[dict[str, Any]] = field(default_factory=list)
     skip_reason: str | None = None
     notes: str = ""
+    #: the cluster the measurement was taken on: leave-one-cluster-out leaves out all of
+    #: its cases together (default: the case's own name)
+    cluster: str = ""
+    corpus: str = "qd1"
+    assumptions: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.cluster = self.cluster or self.name
 
 
 _CASE_KEYS = ("name", "description", "scenario", "set", "direction", "measurements",
-              "reference", "sigma", "notes")
-_FILE_KEYS = ("file", "source", "job", "stats", "note")
-_VALUES_KEYS = ("values", "source", "note")
+              "reference", "sigma", "notes", "cluster", "corpus", "assumptions", "written")
+_FILE_KEYS = ("file", "source", "quote", "job", "stats", "note")
+_VALUES_KEYS = ("values", "source", "quote", "note")
+#: what a case is for: ``qd1`` (the leave-one-cluster-out corpus: low queue depth latency),
+#: ``load`` (saturation or mid queue depth: checked, not in the corpus fit)
+CORPUS_ROLES = ("qd1", "load")
 _REFERENCE_KEYS = ("file", "source", "note")
 
 
@@ -281,9 +297,20 @@ def load_case(path: str | Path) -> Case:
     if not scen.exists():
         skip = (f"scenario {data['scenario']} does not exist (yet); case skipped "
                 f"({path})")
+    cluster = data.get("cluster", name)
+    if not isinstance(cluster, str) or not cluster.strip():
+        raise w.err("cluster names the measured cluster (a short id shared by its cases)",
+                    "cluster")
+    corpus = data.get("corpus", "qd1")
+    if corpus not in CORPUS_ROLES:
+        raise w.err(f"corpus is one of {', '.join(CORPUS_ROLES)}, got {corpus!r}", "corpus")
+    assumptions = data.get("assumptions", [])
+    if not isinstance(assumptions, list) or not all(isinstance(a, str) for a in assumptions):
+        raise w.err("assumptions is a list of sentences, one per assumption", "assumptions")
     return Case(name=name, path=path, scenario_path=scen, overrides=overrides,
                 direction=direction, targets=targets, description=str(data.get("description", "")),
-                references=refs, skip_reason=skip, notes=str(data.get("notes", "")))
+                references=refs, skip_reason=skip, notes=str(data.get("notes", "")),
+                cluster=cluster.strip(), corpus=corpus, assumptions=list(assumptions))
 
 
 def _check_percentile_order(w: _Where, targets: list[Target],
