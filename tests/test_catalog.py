@@ -204,3 +204,37 @@ def test_catalog_rows():
     assert len(rows) == sum(len(CAT.of(k)) for k in CAT.kinds())
     r = next(r for r in catalog_rows("disk") if r["id"] == "pm9a3")
     assert r["name"] and r["figures"] and r["sources"]
+
+
+def test_per_clock_speed_comes_from_the_single_thread_benchmark():
+    """per_clock_speed = (score / boost GHz) / the reference core's; the reference is the
+    EPYC 7742's own catalog figure, so it comes out at exactly 1.0."""
+    from cephsim.catalog.models import SINGLE_THREAD_REFERENCE
+
+    ref = CAT.get("cpu", "epyc-7742")
+    assert ref.single_thread is not None
+    assert SINGLE_THREAD_REFERENCE[ref.single_thread.benchmark] == (ref.single_thread.score,
+                                                                   ref.boost_clock_hz / 1e9)
+    assert ref.per_clock_speed == 1.0
+    zen1 = CAT.get("cpu", "epyc-7351p")  # 1735 at 2.9 GHz against 2100 at 3.4 GHz
+    assert zen1.per_clock_speed == round((1735 / 2.9) / (2100 / 3.4), 3)
+    assert zen1.sources["per_clock_speed"].basis == "derived"
+    assert "1735" in zen1.sources["single_thread"].source
+
+
+def test_a_given_per_clock_speed_wins_over_the_benchmark():
+    from cephsim.catalog.models import CPUModel
+
+    d = CAT.get("cpu", "epyc-7742").model_dump(by_alias=True)
+    for k in ("base_clock", "boost_clock", "all_core_clock", "min_clock"):
+        d[k] = f"{d[k] / 1e6:g}MHz"
+    d["per_clock_speed"] = 0.5
+    assert CPUModel.model_validate(d).per_clock_speed == 0.5
+    d["per_clock_speed"] = None
+    assert CPUModel.model_validate(d).per_clock_speed == 1.0
+
+
+def test_most_cpus_have_a_single_thread_figure():
+    cpus = CAT.of("cpu")
+    without = sorted(k for k, e in cpus.items() if e.single_thread is None)
+    assert len(without) <= 2, without  # the 8480+ and 8276M have no PassMark entry

@@ -109,6 +109,22 @@ class CStateTable(BaseModel):
         return ["exit_latency", "target_residency", "wake_penalty"]
 
 
+#: The reference core's single-thread figure per benchmark: the EPYC 7742 (Zen 2, the core the
+#: per-stage costs are counted on, per_clock_speed 1.0) at its 3.4 GHz boost.  The same figure
+#: as the epyc-7742 catalog entry's ``single_thread`` (a test checks that they agree).
+SINGLE_THREAD_REFERENCE: dict[str, tuple[float, float]] = {"passmark-st": (2100.0, 3.4)}
+
+
+class SingleThread(BaseModel):
+    """A public single-thread benchmark score of one CPU model, run at its boost clock."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    benchmark: Literal["passmark-st"] = Field(
+        description="passmark-st: PassMark's CPU 'Single Thread Rating' (cpubenchmark.net).")
+    score: float = Field(gt=0, allow_inf_nan=False)
+
+
 class CPUModel(_Entry):
     """A CPU SKU."""
 
@@ -125,7 +141,11 @@ class CPUModel(_Entry):
                     "and all busy cores the ceiling falls linearly from boost_clock to it.  Omit for "
                     "a SKU without turbo (the ceiling stays at boost_clock).")
     min_clock_hz: Hz = Field(gt=0, alias="min_clock", description="Lowest P-state the frequency governor can select.")
-    per_clock_speed: float = Field(gt=0, le=10, allow_inf_nan=False, description="Work done per cycle relative to the reference core (Zen 2 = 1.0) for Ceph-like code.")
+    per_clock_speed: float = Field(gt=0, le=10, allow_inf_nan=False, description="Work done per cycle relative to the reference core (Zen 2 = 1.0) for Ceph-like code.  Derived from single_thread when that is given and this is not; given, it wins.")
+    single_thread: SingleThread | None = Field(
+        None, description="A public single-thread benchmark of this exact model; unless "
+        "per_clock_speed is given, it is (score / boost clock) relative to the reference core's "
+        "(EPYC 7742).")
     cstates: str = Field(description="Name of the C-state table (cstates.yaml) this platform uses by default.")
     notes: str | None = None
 
@@ -134,6 +154,35 @@ class CPUModel(_Entry):
     _a = field_validator("all_core_clock_hz", mode="before")(
         lambda cls, v: None if v is None else parse_frequency_hz(v))
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _derive_per_clock(cls, data: Any) -> Any:
+        """per_clock_speed from the single-thread benchmark: score per boost GHz, relative
+        to the reference core's.  A benchmark runs one thread at the boost clock, so its
+        score over that clock is work per cycle."""
+        if (not isinstance(data, dict) or data.get("single_thread") is None
+                or data.get("per_clock_speed") is not None):  # given: it wins (a what-if)
+            return data
+        st = SingleThread.model_validate(data["single_thread"])
+        ref = SINGLE_THREAD_REFERENCE.get(st.benchmark)
+        boost = data.get("boost_clock", data.get("boost_clock_hz"))
+        if ref is None or boost is None:
+            return data
+        boost_hz = float(boost) if isinstance(boost, (int, float)) else parse_frequency_hz(boost)
+        per_ghz = st.score / (boost_hz / 1e9)
+        out = {**data, "per_clock_speed": round(per_ghz / (ref[0] / ref[1]), 3)}
+        src = dict(data.get("sources") or {})
+        if "per_clock_speed" not in src and "single_thread" in src:
+            s = src["single_thread"]
+            s = s.model_dump() if isinstance(s, Provenance) else dict(s)
+            src["per_clock_speed"] = {
+                "source": s.get("source", ""), "basis": "derived",
+                "note": f"{st.benchmark} {st.score:g} at the {boost_hz / 1e9:g} GHz "
+                        f"boost = {per_ghz:.0f} per GHz, relative to the EPYC 7742's "
+                        f"{ref[0] / ref[1]:.0f} ({ref[0]:g} at {ref[1]:g} GHz)"}
+            out["sources"] = src
+        return out
 
     @model_validator(mode="after")
     def _clock_order(self) -> CPUModel:

@@ -159,7 +159,8 @@ class Cluster:
         self._routers: list[Thread] = []
         self._build_fabric()
         self.acting = acting_sets(r.scenario.pool.pg_num, r.scenario.pool.size,
-                                  {h.name: h.osd_ids for h in r.hosts})
+                                  {h.name: h.osd_ids for h in r.hosts},
+                                  r.scenario.pool.failure_domain)
 
     # ------------------------------------------------------------------ hosts
     def _build_cores(self, h: HostConfig) -> None:

@@ -1,7 +1,7 @@
 """Placement: objects to PGs, PGs to acting sets (a deterministic CRUSH stand-in).
 
-CRUSH's job here is only to pick ``size`` OSDs on distinct hosts for each PG,
-deterministically and evenly.  We use rendezvous (highest-random-weight)
+CRUSH's job here is only to pick ``size`` OSDs on distinct hosts (failure domain
+``osd``: distinct OSDs) for each PG, deterministically and evenly.  We use rendezvous (highest-random-weight)
 hashing: for each PG, hosts are ranked by ``hash(pg, host)`` and the top
 ``size`` are taken; within a host the OSD with the highest ``hash(pg, osd)``.
 The first is the primary.  Like CRUSH, this is stable (the same PG always maps
@@ -14,8 +14,15 @@ from __future__ import annotations
 from cephsim.rng import stable_hash
 
 
-def acting_sets(pg_num: int, size: int, hosts: dict[str, tuple[int, ...]]) -> list[tuple[int, ...]]:
+def acting_sets(pg_num: int, size: int, hosts: dict[str, tuple[int, ...]],
+                failure_domain: str = "host") -> list[tuple[int, ...]]:
     """Acting set (primary first) of every PG; ``hosts`` maps host -> its OSD ids."""
+    if failure_domain == "osd":
+        osds = [o for h in hosts.values() for o in h]
+        if size > len(osds):
+            raise ValueError("size larger than the number of OSDs")
+        return [tuple(sorted(osds, key=lambda o: stable_hash("pg-osd", pg, o), reverse=True)[:size])
+                for pg in range(pg_num)]
     names = [h for h, osds in hosts.items() if osds]
     if size > len(names):
         raise ValueError("size larger than the number of OSD hosts")

@@ -344,6 +344,10 @@ class Pool(_M):
     size: Int = Field(3, ge=1, le=10, description="Replicas per object.")
     min_size: Int | None = Field(None, ge=1, description="Replicas needed for I/O (default size - size//2).")
     pg_num: Int = Field(128, ge=1, le=65536, description="Placement groups (at most mon_max_pool_pg_num, 65536).")
+    failure_domain: Literal["host", "osd"] = Field(
+        "host", description="CRUSH rule's failure domain: 'host' (the default rule: replicas on "
+        "distinct hosts) or 'osd' (distinct OSDs, possibly on one host: single-node clusters; a "
+        "replica on the primary's host is reached over loopback).")
 
     @model_validator(mode="after")
     def _sizes(self) -> Pool:
@@ -553,10 +557,15 @@ class Scenario(_M):
                      for i in range(g.count)]
         if not osd_hosts:
             raise ValueError("hosts: no host has OSDs")
-        if self.pool.size > len(osd_hosts):
+        if self.pool.failure_domain == "host" and self.pool.size > len(osd_hosts):
             raise ValueError(
                 f"pool.size: size {self.pool.size} is larger than the number of OSD hosts "
-                f"({len(osd_hosts)}): CRUSH cannot place the replicas on distinct hosts")
+                f"({len(osd_hosts)}): CRUSH cannot place the replicas on distinct hosts "
+                "(pool.failure_domain: osd places them on distinct OSDs)")
+        n_osds = sum(g.count * g.osds.count for g in self.hosts if g.osds)
+        if self.pool.size > n_osds:
+            raise ValueError(f"pool.size: size {self.pool.size} is larger than the number of "
+                             f"OSDs ({n_osds})")
         clients = self.workload.clients
         if clients:
             for c in clients:
