@@ -69,6 +69,9 @@ WAL_ENVELOPE = {"tentacle"}
 #: (ceph/ceph PR #22739, "make osd shard-thread do oncommits", merged autumn 2018,
 #: after Mimic 13.2.0).  One thread per OSD: at high load a bottleneck of its own.
 COMMIT_FINISHER = {"luminous", "mimic"}
+#: Intel cores without Hardware P-states (HWP came with Skylake): intel_pstate picks their
+#: P-state itself in active mode (X86_FEATURE_HWP, drivers/cpufreq/intel_pstate.c)
+NO_HWP = {"sandybridge", "ivybridge", "haswell", "broadwell", "goldmont"}
 #: releases whose bluestore_min_alloc_size_ssd is 16 KiB in every point release (4 KiB
 #: from 14.2.8 and Octopus, ceph/ceph PR #30698): a 4 KiB overwrite is a deferred
 #: small write there
@@ -82,7 +85,7 @@ class CPUConfig:
     model: CPUModel
     cores: int  #: physical cores
     cstates: tuple[CState, ...]  #: allowed idle states, shallowest first
-    governor: str  #: the governor as modelled (powersave under a P-state driver: schedutil)
+    governor: str  #: as modelled: powersave under a P-state driver is intel_pstate or hwp
     max_hz: float
     min_hz: float
     threads_per_core: int = 1  #: hardware threads per core (1: SMT off or absent)
@@ -237,11 +240,15 @@ def resolve_cpu(cpu: CPUModel, sockets: int, cstate_id: str | None, tuning: CPUT
     if driver == "auto":
         driver = "intel_pstate" if cpu.vendor == "intel" else "acpi-cpufreq"
     governor = tuning.governor
+    if governor == "auto":  # the kernel's default policy for the driver
+        governor = "schedutil" if driver == "acpi-cpufreq" else "powersave"
     if governor == "powersave" and driver != "acpi-cpufreq":
-        # intel_pstate / amd-pstate-epp in active mode: 'powersave' lets the driver (HWP /
-        # CPPC with the default balance_performance EPP) pick the P-state from the load,
-        # which is what schedutil models; only acpi-cpufreq's powersave pins the minimum
-        governor = "schedutil"
+        # intel_pstate / amd-pstate-epp in active mode: 'powersave' lets the driver pick the
+        # P-state from the load: the processor itself where it has HWP (Skylake and later)
+        # or CPPC, intel_pstate's own get_target_pstate() before; only acpi-cpufreq's
+        # powersave pins the minimum
+        hwp = driver == "amd-pstate-epp" or cpu.microarch not in NO_HWP
+        governor = "hwp" if hwp else "intel_pstate"
     return CPUConfig(model=cpu, cores=cpu.cores * sockets, cstates=tuple(states),
                      governor=governor, max_hz=max_hz, min_hz=cpu.min_clock_hz,
                      threads_per_core=tpc, smt_yield=cpu.smt_yield if tpc > 1 else 1.0,

@@ -51,6 +51,9 @@ class RunResult:
     #: per host whose chip boosts less with more busy cores: its one-core and all-core
     #: ceilings and the ceiling its busy core time ran under on average (GHz)
     cpu_clock: dict[str, dict[str, float]] = field(default_factory=dict)
+    #: per host group: cpufreq driver, governor (as modelled), idle states allowed, and the
+    #: mean clock its work ran at (GHz): what decides the CPU part of the answer
+    power: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: the busiest resources, busiest first, and whether the top one saturated
     saturation: dict[str, Any] = field(default_factory=dict)
     #: I/O accounting at the stop: issued == completed + in_flight (nothing lost)
@@ -212,7 +215,7 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
     return RunResult(resolved=r, seed=seed, records=rec, runtime_ns=runtime, sim_end_ns=kernel.now,
                      wall_s=wall, kernel_steps=kernel.steps, simpy_events=kernel.simpy_events,
                      utilization=util, cpu_cores=_daemon_cpu(cluster, t_last),
-                     cpu_clock=_clock_ceilings(cluster),
+                     cpu_clock=_clock_ceilings(cluster), power=_power(cluster, r),
                      saturation=_saturation(cluster, t_last), io_counts=counts,
                      cluster=cluster,
                      engine={"python": platform.python_version(), "simpy": simpy.__version__,
@@ -309,6 +312,25 @@ def _clock_ceilings(cluster: Cluster) -> dict[str, dict[str, float]]:
             out[host] = {"boost_ghz": round(first.max_hz / 1e9, 3),
                          "all_core_ghz": round(first.all_core_hz / 1e9, 3),
                          "mean_ceiling_ghz": round(sum(p.hz_ns for p in sockets) / busy / 1e9, 3)}
+    return out
+
+
+def _power(cluster: Cluster, r: Resolved) -> dict[str, dict[str, Any]]:
+    """What decides a host group's CPU speed: the cpufreq driver and governor as modelled,
+    the idle states allowed, and the clock its work ran at on average (GHz, busy time
+    weighted; wake-up exits not counted)."""
+    out: dict[str, dict[str, Any]] = {}
+    for h in r.hosts:
+        c = h.cpu
+        g = out.setdefault(h.group, {"cpufreq_driver": c.cpufreq_driver, "governor": c.governor,
+                                     "idle_states": [s.name for s in c.cstates],
+                                     "_kc": 0.0, "_ns": 0})
+        for cs in dict.fromkeys(cluster.host_cores[h.name]):
+            g["_kc"] += sum(t.kc for t in cs.threads) / cs.per_clock
+            g["_ns"] += sum(t.busy_ns for t in cs.threads) - cs.wake_ns
+    for g in out.values():
+        kc, ns = g.pop("_kc"), g.pop("_ns")
+        g["mean_clock_ghz"] = round(kc * 1e3 / ns, 3) if ns > 0 else None
     return out
 
 

@@ -55,9 +55,9 @@ def _governed(governor: str) -> tuple[CoreSet, Thread]:
 def test_conservative_steps_five_per_cent_and_ondemand_jumps() -> None:
     """Per 10 ms sampling period, from the previous period's load: conservative moves one
     step of 5 % of f_max (up above 80 %, down below 20 %, else stays); ondemand goes to
-    f_min + load x (f_max - f_min), or f_max above 80 %."""
+    f_min + load x (f_max - f_min), or f_max above its 95 % up_threshold."""
     period = ONDEMAND_PERIOD_NS
-    loads = [0.9, 0.9, 0.5, 0.1, 0.0]
+    loads = [0.96, 0.9, 0.5, 0.1, 0.0]
     seen: dict[str, list[float]] = {}
     for gov in ("conservative", "ondemand"):
         cs, th = _governed(gov)
@@ -71,7 +71,8 @@ def test_conservative_steps_five_per_cent_and_ondemand_jumps() -> None:
     step = 0.05 * hi
     assert seen["conservative"] == pytest.approx([lo, lo + step, lo + 2 * step, lo + 2 * step,
                                                   lo + step, lo])
-    assert seen["ondemand"] == pytest.approx([lo, hi, hi, lo + 0.5 * (hi - lo), lo + 0.1 * (hi - lo), lo])
+    assert seen["ondemand"] == pytest.approx([lo, hi, lo + 0.9 * (hi - lo), lo + 0.5 * (hi - lo),
+                                              lo + 0.1 * (hi - lo), lo])
 
 
 # ----------------------------------------------------------------------- SMT
@@ -145,7 +146,7 @@ def test_a_hand_off_runs_in_the_idle_gap_a_booking_ahead_left() -> None:
     """One core.  A thread with 1 ms of queued work books the core from 1 ms on; a
     hand-off due at 0.1 ms runs at once in the idle gap before that booking instead of
     queueing behind it, and the booking does not move."""
-    cs = _smt(1, "hosts.osd.tuning.smt=false", "hosts.osd.tuning.max_cstate=POLL")
+    cs = _smt(1, "hosts.osd.tuning.smt=false", "hosts.osd.tuning.max_cstate=C1")
     w = _solo_ns(cs, 500.0)
     ahead, late = Thread("ahead", cs, home=0, wakeup_kc=0.0), Thread("late", cs, home=0, wakeup_kc=0.0)
     ahead.free_at = 1_000 * US  # its earlier work keeps it busy elsewhere until 1 ms
@@ -161,7 +162,7 @@ def test_a_run_that_overruns_the_gap_moves_the_booking_back() -> None:
     """The gap is 0.3 ms, the late run longer: it starts at 0.2 ms in the gap, ends past
     the booking's start, and the booking (and its thread) move back by the overrun: the
     core never does two runs at once."""
-    cs = _smt(1, "hosts.osd.tuning.smt=false", "hosts.osd.tuning.max_cstate=POLL")
+    cs = _smt(1, "hosts.osd.tuning.smt=false", "hosts.osd.tuning.max_cstate=C1")
     w = _solo_ns(cs, 500.0)
     long = _solo_ns(cs, 2000.0)
     assert long > 300 * US
@@ -418,15 +419,17 @@ def test_an_overdraft_is_repaid_from_the_next_period() -> None:
 
 
 @pytest.mark.parametrize(("cpu", "driver", "expect"), [
-    ("xeon-6430", "auto", ("schedutil", "intel_pstate")),
+    ("xeon-6430", "auto", ("hwp", "intel_pstate")),
+    ("xeon-e5-2683v4", "auto", ("intel_pstate", "intel_pstate")),
     ("xeon-6430", "acpi-cpufreq", ("powersave", "acpi-cpufreq")),
     ("epyc-7313p", "auto", ("powersave", "acpi-cpufreq")),
-    ("epyc-7313p", "amd-pstate-epp", ("schedutil", "amd-pstate-epp")),
+    ("epyc-7313p", "amd-pstate-epp", ("hwp", "amd-pstate-epp")),
 ])
 def test_powersave_is_the_minimum_clock_only_under_acpi_cpufreq(cpu, driver, expect) -> None:
     """intel_pstate (Intel's default driver) and amd-pstate-epp in active mode offer
-    'powersave' as their dynamic default: the P-state follows the load (modelled as
-    schedutil); only acpi-cpufreq's powersave pins the minimum clock."""
+    'powersave' as their dynamic default: the P-state follows the load (the processor's
+    own choice with HWP or CPPC, intel_pstate's before Skylake); only acpi-cpufreq's
+    powersave pins the minimum clock."""
     _, r = load_resolved(ROOT / "scenarios" / "quickstart.yaml",
                          [f"hosts.osd.cpu={cpu}", "hosts.osd.tuning.governor=powersave",
                           f"hosts.osd.tuning.cpufreq_driver={driver}"])
@@ -439,3 +442,44 @@ def test_powersave_is_the_minimum_clock_only_under_acpi_cpufreq(cpu, driver, exp
         t = th.run(t, 1000.0, None, handoff=False)
     last_ghz = _clock_ghz(th, t)
     assert (last_ghz < c.min_hz / 1e9 * 1.01) == (expect[0] == "powersave"), last_ghz
+
+
+@pytest.mark.parametrize(("cpu", "governor"), [("xeon-6430", "hwp"), ("xeon-e5-2683v4", "intel_pstate")])
+def test_intel_pstate_sets_a_quarter_more_than_the_busy_share(cpu, governor) -> None:
+    """get_target_pstate(): f = 1.25 x f_max x busy, from the C0 share of the last sample
+    (10 ms without HWP; the HWP estimate uses 1 ms), clamped to [f_min, f_max]."""
+    from cephsim.components.cpu import HWP_WINDOW_NS, INTEL_PSTATE_PERIOD_NS
+
+    _, r = load_resolved(ROOT / "scenarios" / "quickstart.yaml",
+                         [f"hosts.osd.cpu={cpu}", "hosts.osd.tuning.governor=auto"])
+    c = r.hosts[0].cpu
+    assert c.governor == governor
+    cs = CoreSet("h.cpu", c, 1)
+    th = Thread("t", cs, 0, 0.0)
+    core = cs.cores[0]
+    period = HWP_WINDOW_NS if governor == "hwp" else INTEL_PSTATE_PERIOD_NS
+    got = [cs.frequency(core, 0, th)]
+    for i, busy in enumerate((0.5, 0.2, 0.9, 0.0), start=1):
+        core.win_busy = int(busy * period)
+        got.append(cs.frequency(core, i * period, th))
+    hi, lo = cs.max_hz, cs.min_hz
+    assert got == pytest.approx([lo, 0.625 * hi, max(lo, 0.25 * hi), hi, lo])
+
+
+@pytest.mark.parametrize(("driver", "polls_fast"), [("auto", True), ("acpi-cpufreq", False)])
+def test_a_polling_core_looks_busy_to_the_hardware_governors_only(driver, polls_fast) -> None:
+    """idle=poll (max_cstate POLL): under intel_pstate the core's C0 time counts as busy,
+    so powersave runs at f_max; acpi-cpufreq's schedutil does not see polling (it runs in
+    the idle task) and stays low.  Polling cores hold the chip at its all-core clock."""
+    _, r = load_resolved(ROOT / "scenarios" / "quickstart.yaml",
+                         ["hosts.osd.cpu=xeon-6430", "hosts.osd.tuning.max_cstate=POLL",
+                          f"hosts.osd.tuning.cpufreq_driver={driver}",
+                          "hosts.osd.tuning.governor=" + ("auto" if driver == "auto" else "schedutil")])
+    c = r.hosts[0].cpu
+    cs = CoreSet("h.cpu", c, 4)
+    th = Thread("t", cs, 0, 0.0)
+    ghz = _clock_ghz(th, 50_000 * US)  # a lone short run after a long idle
+    if polls_fast:
+        assert ghz == pytest.approx(c.all_core_hz / 1e9, rel=1e-3)
+    else:
+        assert ghz < 1.01 * c.min_hz / 1e9

@@ -162,6 +162,34 @@ def test_a_warmer_read_cache_never_slows_reads(seed, image_gib):
         assert hot < warm, (hot, warm)
 
 
+@FEW
+@given(seed=SEEDS, cpu=st.sampled_from(["epyc-7313p", "xeon-6430", "xeon-e5-2683v4"]),
+       governor=st.sampled_from(["performance", "auto", "schedutil"]))
+def test_limiting_c_states_never_slows_a_qd1_write(seed, cpu, governor):
+    """All idle states vs at most C1: a shallower limit only removes wake-up exits.  (POLL
+    is not in this comparison: polling cores hold the chip at its all-core clock, which
+    can cost more than the exits it saves; see test_cpu.)"""
+    base = ["run.ios=300", f"hosts.osd.cpu={cpu}", f"hosts.client.cpu={cpu}",
+            f"hosts.osd.tuning.governor={governor}", f"hosts.client.tuning.governor={governor}"]
+    deep = lat(run(QUICKSTART, [*base, "hosts.osd.tuning.max_cstate=null",
+                                "hosts.client.tuning.max_cstate=null"], seed=seed)).mean()
+    c1 = lat(run(QUICKSTART, [*base, "hosts.osd.tuning.max_cstate=C1",
+                              "hosts.client.tuning.max_cstate=C1"], seed=seed)).mean()
+    assert c1 <= deep * 1.002, (c1, deep)
+
+
+@FEW
+@given(seed=SEEDS, cpu=st.sampled_from(["epyc-7313p", "xeon-6430", "xeon-e5-2683v4"]),
+       governor=st.sampled_from(["auto", "schedutil", "ondemand", "conservative", "powersave"]))
+def test_the_performance_governor_is_never_slower_than_a_load_following_one(seed, cpu, governor):
+    base = ["run.ios=300", f"hosts.osd.cpu={cpu}", f"hosts.client.cpu={cpu}"]
+    follow = lat(run(QUICKSTART, [*base, f"hosts.osd.tuning.governor={governor}",
+                                  f"hosts.client.tuning.governor={governor}"], seed=seed)).mean()
+    perf = lat(run(QUICKSTART, [*base, "hosts.osd.tuning.governor=performance",
+                                "hosts.client.tuning.governor=performance"], seed=seed)).mean()
+    assert perf <= follow * 1.002, (perf, follow)
+
+
 def test_mixed_workload_reads_faster_than_writes(quickstart):
     res = run(quickstart, ["run.ios=600", "workload.rw=randrw", "workload.rwmixread=50"])
     a = res.records.arrays()

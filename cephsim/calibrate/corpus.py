@@ -182,21 +182,23 @@ def build_emulators(data: list[CaseData], seeds: list[int], ios: int, workers: i
 
 def joint_fit(data: list[CaseData], scale0: dict[str, float]) -> JointFit:
     """ln(scale) per release: least squares of every case's statistics (weighted so that
-    each cluster counts once per kind of statistic) plus the random-walk prior."""
+    each cluster counts once per release and kind of statistic) plus the random-walk prior."""
     from scipy.optimize import least_squares
 
     idx = {r: i for i, r in enumerate(RELEASES)}
     x0 = np.array([math.log(scale0[r]) for r in RELEASES])
-    per_cluster: dict[tuple[str, str], int] = {}
+    # a cluster counts once per release it was run on and kind of statistic, however many
+    # figures of that kind it gives there
+    per_cluster: dict[tuple[str, str, str], int] = {}
     for d in data:
         for t in d.case.targets:
-            key = (d.cluster, stat_kind(t.stat))
+            key = (d.cluster, d.release, stat_kind(t.stat))
             per_cluster[key] = per_cluster.get(key, 0) + 1
     terms = []
     for d in data:
         for t in d.case.targets:
             kind = stat_kind(t.stat)
-            w = 1.0 / (MODEL_SIGMA[kind] * math.sqrt(per_cluster[(d.cluster, kind)]))
+            w = 1.0 / (MODEL_SIGMA[kind] * math.sqrt(per_cluster[(d.cluster, d.release, kind)]))
             terms.append((idx[d.release], math.log(scale0[d.release]), d.emulators[t.stat],
                           math.log(t.value), w))
 

@@ -27,11 +27,11 @@ What is modelled
   bookings that have not started.
 - **Frequency.**  ``performance`` runs at the maximum (boost) clock;
   ``powersave`` at the minimum (acpi-cpufreq's; under intel_pstate or amd-pstate-epp
-  powersave is the load-following default and resolves to ``schedutil``:
-  ``resolve.resolve_cpu``); ``ondemand``/``conservative`` re-evaluate each
+  powersave is the driver's own load-following choice, ``intel_pstate`` or ``hwp``
+  below: ``resolve.resolve_cpu``); ``ondemand``/``conservative`` re-evaluate each
   core every 10 ms sampling period from its busy fraction in the previous
   period: ondemand sets ``f = f_min + load·(f_max − f_min)``, or f_max above the
-  80 % up-threshold; conservative moves one step of 5 % of f_max, up above 80 %
+  95 % up-threshold; conservative moves one step of 5 % of f_max, up above 80 %
   and down below 20 % (so at light load it stays at f_min, and under load it
   takes ~20 periods to climb); ``schedutil`` follows a PELT-like utilisation with a 32 ms
   half-life (``f = 1.25·f_max·util``) and boosts threads waking from I/O wait
@@ -42,6 +42,12 @@ What is modelled
   (Approximation: a core's own PELT is not reduced when a thread leaves it, as
   Linux does on migration; it decays with the 32 ms half-life instead, so that
   core's clock stays a little high for a while for the threads that follow.)
+  ``intel_pstate`` (active mode without HWP) sets ``f = 1.25·f_max·busy`` every 10 ms
+  from the core's C0 share (MPERF/TSC); ``hwp`` (HWP, or AMD's CPPC with amd-pstate-epp)
+  lets the processor choose, modelled as the same rule over a 1 ms window (an
+  estimate).  Both read C0 time from the hardware, so a core that polls when idle
+  (idle=poll, cpu_dma_latency=0) looks busy and runs at f_max; the software governors
+  do not see polling.  Polling cores also hold the chip at its all-core clock.
   Governors are evaluated lazily when a core starts work, so they cost nothing
   between events.
 - Work is given in kilocycles at the reference per-clock speed; its duration is
@@ -102,7 +108,23 @@ import math
 from cephsim.resolve import CPUConfig
 
 ONDEMAND_PERIOD_NS = 10_000_000
-ONDEMAND_UP_THRESHOLD = 0.80
+#: cpufreq_ondemand's up_threshold on a kernel with idle micro-accounting (NO_HZ, every
+#: distribution's): MICRO_FREQUENCY_UP_THRESHOLD 95 (drivers/cpufreq/cpufreq_ondemand.c)
+ONDEMAND_UP_THRESHOLD = 0.95
+#: cpufreq_conservative's: DEF_FREQUENCY_UP_THRESHOLD 80
+CONSERVATIVE_UP_THRESHOLD = 0.80
+#: intel_pstate in active mode without HWP: get_target_pstate() at most every 10 ms
+#: (INTEL_PSTATE_SAMPLING_INTERVAL), target = 1.25 x the turbo P-state x busy_frac, where
+#: busy_frac = MPERF / TSC: C0 time, polling idle included (drivers/cpufreq/intel_pstate.c)
+INTEL_PSTATE_PERIOD_NS = 10_000_000
+#: HWP (intel_pstate) and CPPC (amd-pstate-epp) with the balance_performance EPP: the
+#: processor picks the clock itself from the C0 activity it sees.  Its algorithm is not
+#: published; modelled as intel_pstate's rule over a 1 ms window (an estimate: Intel's
+#: "Speed Shift" is sold on ~1 ms responses, against the OS governors' 10 ms and more)
+HWP_WINDOW_NS = 1_000_000
+#: governors that read the hardware's C0 residency (MPERF, or HWP itself): a core that
+#: polls when idle (idle=poll, cpu_dma_latency=0) looks busy to them
+HARDWARE_GOVERNORS = ("intel_pstate", "hwp")
 #: cpufreq_conservative's defaults (drivers/cpufreq/cpufreq_conservative.c): below 20 %
 #: load a step down, above 80 % a step up, a step being 5 % of the maximum clock
 CONSERVATIVE_DOWN_THRESHOLD = 0.20
@@ -113,11 +135,17 @@ PELT_HALF_LIFE_NS = 32_000_000
 PACKAGE_WINDOW_NS = 1_000_000
 
 
+def polls(cfg: CPUConfig) -> bool:
+    """Whether idle cores poll (the only idle state allowed is POLL: idle=poll,
+    cpu_dma_latency=0, max_cstate POLL): they never leave C0."""
+    return bool(cfg.cstates) and all(s.name == "POLL" for s in cfg.cstates)
+
+
 class Package:
     """One socket's processor package: the boost ceiling set by how many of its cores are busy."""
 
     __slots__ = ("all_core_hz", "busy", "busy_ns", "cap_clock", "cap_hz", "carry", "drop", "edge",
-                 "hz_ns", "max_hz", "per_clock", "per_socket", "win")
+                 "hz_ns", "max_hz", "per_clock", "per_socket", "polling", "win")
 
     def __init__(self, cfg: CPUConfig) -> None:
         self.max_hz = cfg.max_hz
@@ -134,6 +162,12 @@ class Package:
         self.cap_clock = self.max_hz * self.per_clock  #: ceiling x per-clock speed
         self.busy_ns = 0  #: all busy physical-core time, and the ceiling it ran under:
         self.hz_ns = 0.0  #: sum of cap_hz x busy ns (mean ceiling = hz_ns / busy_ns)
+        #: idle cores that poll stay in C0 and draw power: the chip holds only its all-core
+        #: clock ("idle=poll ... reduces turbo headroom", kernel-parameters.txt)
+        self.polling = polls(cfg)
+        if self.drop and self.polling:
+            self.cap_hz = self.all_core_hz
+            self.cap_clock = self.cap_hz * self.per_clock
 
     def roll(self, w: int) -> None:
         """Window ``w`` begins: set its ceiling from the busy cores of the window before."""
@@ -146,7 +180,7 @@ class Package:
         self.carry = 0
         n = self.per_socket
         x = (active - 1.0) / (n - 1) if n > 1 else float(active > 1.0)
-        x = 0.0 if x < 0.0 else 1.0 if x > 1.0 else x
+        x = 1.0 if self.polling else 0.0 if x < 0.0 else 1.0 if x > 1.0 else x
         self.cap_hz = self.max_hz - (self.max_hz - self.all_core_hz) * x
         self.cap_clock = self.cap_hz * self.per_clock
         self.win = w
@@ -233,6 +267,8 @@ class CoreSet:
         # general code): the ``f * per_clock`` product of a fixed-clock governor, and
         # the deepest allowed state, which every core idle at least its residency is in.
         fixed = {"performance": self.max_hz, "powersave": self.min_hz}.get(self.governor)
+        if self.governor in HARDWARE_GOVERNORS and polls(cfg):
+            fixed = self.max_hz  # every idle moment is C0 to the hardware: the core looks busy
         self.fixed_clock = None if fixed is None else fixed * self.per_clock
         self.deepest_res = self.residencies[-1]
         self.deepest_pen = self.penalties[-1]
@@ -285,6 +321,15 @@ class CoreSet:
                 return self.max_hz
             util = max(self._pelt(core, t), self._pelt(thread, t))
             return min(self.max_hz, max(self.min_hz, 1.25 * self.max_hz * util))
+        if g in HARDWARE_GOVERNORS:  # intel_pstate's rule, on the C0 time of the last window
+            period = INTEL_PSTATE_PERIOD_NS if g == "intel_pstate" else HWP_WINDOW_NS
+            win = t // period
+            if win != core.win:
+                load = core.win_busy / period if win == core.win + 1 else 0.0
+                core.freq_hz = min(self.max_hz, max(self.min_hz, 1.25 * self.max_hz * load))
+                core.win = win
+                core.win_busy = 0
+            return core.freq_hz
         # ondemand / conservative: decided at the start of each sampling period (a core
         # that idled through whole periods is evaluated once, on waking, at load 0: the
         # governor's update runs from the scheduler's hooks, which an idle CPU does not call)
@@ -293,7 +338,7 @@ class CoreSet:
             load = core.win_busy / ONDEMAND_PERIOD_NS if win == core.win + 1 else 0.0
             if g == "conservative":  # one step at a time, and nothing between the thresholds
                 step = CONSERVATIVE_FREQ_STEP * self.max_hz
-                if load > ONDEMAND_UP_THRESHOLD:
+                if load > CONSERVATIVE_UP_THRESHOLD:
                     core.freq_hz = min(self.max_hz, core.freq_hz + step)
                 elif load < CONSERVATIVE_DOWN_THRESHOLD:
                     core.freq_hz = max(self.min_hz, core.freq_hz - step)
@@ -322,7 +367,7 @@ class CoreSet:
 
     def _account(self, core: Core, thread: Thread, start: int, dur: int) -> None:
         """Busy time seen by a load-tracking governor."""
-        if self.governor in ("ondemand", "conservative"):
+        if self.governor in ("ondemand", "conservative", "intel_pstate", "hwp"):
             core.win_busy += dur
         elif self.governor == "schedutil":
             # to the core and to the thread (whose utilisation follows it between cores)
@@ -415,7 +460,7 @@ class Quota:
 class Thread:
     """A thread that runs work items one at a time (FIFO), on cores of a CoreSet."""
 
-    __slots__ = ("busy_ns", "cores", "free_at", "iowait", "last_core", "name", "quota",
+    __slots__ = ("busy_ns", "cores", "free_at", "iowait", "kc", "last_core", "name", "quota",
                  "runs", "util", "util_t", "wakeup_kc")
 
     def __init__(self, name: str, cores: CoreSet, home: int, wakeup_kc: float,
@@ -429,6 +474,7 @@ class Thread:
         self.iowait = iowait  #: wakes from I/O completions (schedutil iowait boost)
         self.runs = 0
         self.busy_ns = 0
+        self.kc = 0.0  #: kilocycles run (reference core): with busy_ns, the clock it ran at
         self.util = 0.0  #: PELT utilisation of this thread (schedutil)
         self.util_t = 0
         self.quota: Quota | None = None  #: the CPU quota of its cgroup (None: unlimited)
@@ -542,6 +588,7 @@ class Thread:
         self.free_at = end
         self.runs += 1
         self.busy_ns += dur
+        self.kc += kcycles
         if acc is not None:
             acc[1] += work
             acc[2] += penalty

@@ -9,6 +9,22 @@ from cephsim.report.summary import breakdown_text, job_stats, result_document, s
 from cephsim.runner import RunResult
 
 
+def power_text(res: RunResult) -> str:
+    """One header line per host group: what decides how fast its CPU work runs."""
+    out = ""
+    shown = {"intel_pstate": "powersave (intel_pstate decides, no HWP)",
+             "hwp": "powersave (HWP/CPPC: the processor decides)"}
+    for group, p in res.power.items():
+        gov = shown.get(p["governor"], p["governor"])
+        idle = p["idle_states"]
+        clock = "" if p["mean_clock_ghz"] is None else f", work ran at {p['mean_clock_ghz']:.2f} GHz"
+        out += (f"cephsim: {group}: {p['cpufreq_driver']} / {gov}, idle states "
+                f"{idle[0]}..{idle[-1]}{clock}\n" if len(idle) > 1 else
+                f"cephsim: {group}: {p['cpufreq_driver']} / {gov}, idle state "
+                f"{idle[0]} only{clock}\n")
+    return out
+
+
 def render_run(res: RunResult, fmt: str) -> str:
     if fmt == "json":
         return dumps_fio_json(result_document(res)) + "\n"
@@ -16,7 +32,7 @@ def render_run(res: RunResult, fmt: str) -> str:
     head = (f"cephsim: {sc.name} (seed {res.seed}, {res.records.count()} I/Os measured, "
             f"{sc.ceph.release}, pool size {sc.pool.size}, "
             f"{res.resolved.ceph.write_mode} BlueStore writes)\n")
-    text = head + fio_text([job_stats(res)])
+    text = head + power_text(res) + fio_text([job_stats(res)])
     text += "\nWhere the time went (mean per I/O):\n" + breakdown_text(res)
     text += saturation_text(res)
     if res.monitors is not None:

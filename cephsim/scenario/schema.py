@@ -115,10 +115,12 @@ class CPUTuning(_M):
         description="Deepest idle state the kernel may use, by name ('C1', 'POLL') or index "
         "(processor.max_cstate=1 -> 1). null = all states the platform offers.",
     )
-    governor: Literal["performance", "ondemand", "schedutil", "conservative", "powersave"] = Field(
-        "schedutil", description="cpufreq governor deciding the clock CPU work runs at. 'powersave' "
-        "depends on the driver (cpufreq_driver): the minimum clock under acpi-cpufreq, but a "
-        "load-following P-state choice under intel_pstate or amd-pstate-epp (modelled as schedutil)."
+    governor: Literal["auto", "performance", "ondemand", "schedutil", "conservative", "powersave"] = Field(
+        "auto", description="cpufreq governor deciding the clock CPU work runs at. 'auto': the "
+        "kernel's default for the driver (powersave under intel_pstate and amd-pstate-epp, "
+        "schedutil under acpi-cpufreq). 'powersave' depends on the driver (cpufreq_driver): the "
+        "minimum clock under acpi-cpufreq, but the driver's load-following choice under "
+        "intel_pstate (HWP on Skylake and later: the processor decides) or amd-pstate-epp (CPPC)."
     )
     cpufreq_driver: Literal["auto", "intel_pstate", "amd-pstate-epp", "acpi-cpufreq"] = Field(
         "auto", description="The kernel's cpufreq driver. 'auto': intel_pstate (active mode) on "
