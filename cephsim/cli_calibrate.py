@@ -144,6 +144,9 @@ def register(app: typer.Typer) -> None:
         readme: Annotated[Optional[Path], typer.Option(
             help="Also rewrite the summary between the accuracy markers of this file "
             "(README.md).")] = None,
+        ratios: Annotated[Optional[Path], typer.Option(
+            help="Release-against-release evidence (default: calibration/release-ratios.yaml "
+            "with the default corpus).")] = None,
         format: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")] = False,
     ) -> None:
@@ -155,7 +158,8 @@ def register(app: typer.Typer) -> None:
             paths = case_files(files)
             cases, v, command = run_accuracy(paths, seeds, ios, jobs,
                                              None if quiet else
-                                             (lambda s: print(s, file=sys.stderr, flush=True)))
+                                             (lambda s: print(s, file=sys.stderr, flush=True)),
+                                             ratios)
             if output is not None or readme is not None:
                 check_outputs({"--output": output, "--readme": readme},
                               list(paths) + _case_references(cases))

@@ -15,6 +15,7 @@ import os
 import statistics
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, get_args
 
 import numpy as np
@@ -73,6 +74,48 @@ class CaseData:
     release: str
     scale0: float  #: the catalog's scale for the release
     emulators: dict[str, Emulator] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ReleaseRatio:
+    """Evidence that release ``a`` spends ``ratio`` times release ``b``'s CPU per operation
+    in Ceph's own code (the same hardware run on both; calibration/release-ratios.yaml)."""
+
+    a: str
+    b: str
+    ratio: float
+    sigma: float
+    cluster: str  #: the cluster it was measured on (left out with it)
+
+
+def load_ratios(path: Path) -> list[ReleaseRatio]:
+    """The release-ratio file (a missing file is no evidence: an empty list)."""
+    from cephsim.scenario.load import located, parse_yaml_text, read_text
+
+    if not path.exists():
+        return []
+    data = parse_yaml_text(read_text(path, "release-ratio file"), str(path))
+    out = []
+    items = data.get("ratios") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        raise CephsimError([located("a list of {a, b, ratio, sigma, cluster}", str(path), data,
+                                    "ratios")])
+    for i, r in enumerate(items):
+        try:
+            rr = ReleaseRatio(str(r["a"]), str(r["b"]), float(r["ratio"]), float(r["sigma"]),
+                              str(r["cluster"]))
+        except (KeyError, TypeError, ValueError):
+            raise CephsimError([located("each ratio is {a, b, ratio, sigma, cluster} with "
+                                        "numbers for ratio and sigma", str(path), data,
+                                        "ratios", i)]) from None
+        if rr.a not in RELEASES or rr.b not in RELEASES:
+            raise CephsimError([located(f"a and b are releases ({', '.join(RELEASES)})",
+                                        str(path), data, "ratios", i)])
+        if not (rr.ratio > 0 and rr.sigma > 0 and math.isfinite(rr.ratio) and math.isfinite(rr.sigma)):
+            raise CephsimError([located("ratio and sigma are finite numbers > 0", str(path),
+                                        data, "ratios", i)])
+        out.append(rr)
+    return out
 
 
 @dataclass
@@ -180,9 +223,11 @@ def build_emulators(data: list[CaseData], seeds: list[int], ios: int, workers: i
 
 # ------------------------------------------------------------------ joint fit
 
-def joint_fit(data: list[CaseData], scale0: dict[str, float]) -> JointFit:
+def joint_fit(data: list[CaseData], scale0: dict[str, float],
+              ratios: list[ReleaseRatio] = ()) -> JointFit:  # type: ignore[assignment]
     """ln(scale) per release: least squares of every case's statistics (weighted so that
-    each cluster counts once per release and kind of statistic) plus the random-walk prior."""
+    each cluster counts once per release and kind of statistic), the release-against-release
+    ratios measured on one cluster, and the random-walk prior."""
     from scipy.optimize import least_squares
 
     idx = {r: i for i, r in enumerate(RELEASES)}
@@ -204,6 +249,7 @@ def joint_fit(data: list[CaseData], scale0: dict[str, float]) -> JointFit:
 
     def resid(x: np.ndarray) -> np.ndarray:
         r = [w * (em(x[i] - l0) - lm) for i, l0, em, lm, w in terms]
+        r += [(x[idx[q.a]] - x[idx[q.b]] - math.log(q.ratio)) / q.sigma for q in ratios]
         r += [(x[i + 1] - x[i]) / TAU for i in range(len(RELEASES) - 1)]
         return np.array(r)
 
@@ -230,6 +276,7 @@ class Validation:
     scale0: dict[str, float]
     seeds: list[int]
     ios: int
+    ratios: list[ReleaseRatio] = field(default_factory=list)
 
     def errors(self, kind: str) -> list[float]:
         return [abs(p.error) for p in self.predictions if stat_kind(p.stat) == kind]
@@ -254,7 +301,8 @@ class Validation:
 
 
 def cross_validate(cases: list[Case], seeds: list[int], ios: int, workers: int | None = None,
-                   progress: Callable[[str], None] | None = None) -> Validation:
+                   progress: Callable[[str], None] | None = None,
+                   ratios: list[ReleaseRatio] = ()) -> Validation:  # type: ignore[assignment]
     from cephsim.software import software_table
 
     active = [c for c in cases if not c.skip_reason]
@@ -266,12 +314,12 @@ def cross_validate(cases: list[Case], seeds: list[int], ios: int, workers: int |
     table = software_table().releases
     scale0 = {r: table[r].scale for r in RELEASES}
     build_emulators(data, seeds, ios, workers, progress)
-    full = joint_fit(data, scale0)
+    full = joint_fit(data, scale0, list(ratios))
     folds: dict[str, JointFit] = {}
     plan: list[tuple[CaseData, JointFit]] = []
     for k in clusters:
         train = [d for d in data if d.cluster != k]
-        fit = joint_fit(train, scale0)
+        fit = joint_fit(train, scale0, [q for q in ratios if q.cluster != k])
         folds[k] = fit
         plan += [(d, fit) for d in data if d.cluster == k]
     jobs = [(d.case, fit.scale(d.release), s, ios) for d, fit in plan for s in seeds]
@@ -288,7 +336,7 @@ def cross_validate(cases: list[Case], seeds: list[int], ios: int, workers: int |
             preds.append(Prediction(d.case.name, d.cluster, d.release, t.stat, t.value, v,
                                     v * math.exp(-half), v * math.exp(half),
                                     fit.scale(d.release), fit.clusters))
-    return Validation(preds, folds, full, scale0, seeds, ios)
+    return Validation(preds, folds, full, scale0, seeds, ios, list(ratios))
 
 
 # ------------------------------------------------------------------ report
@@ -313,8 +361,10 @@ def summary_lines(v: Validation) -> list[str]:
 
 
 def validation_markdown(v: Validation, command: str) -> str:
-    lines = ["# Validation: predicting clusters the calibration never saw", "",
-             "<!-- generated by `" + command + "`; do not edit by hand -->", "",
+    from cephsim.provenance import closing, opening
+
+    lines = [opening("validation", f"`{command}`"), "",
+             "# Validation: predicting clusters the calibration never saw", "",
              *summary_lines(v), "",
              "Each row: the case's cluster was left out, the release scales were fitted "
              "jointly on every other cluster (docs/calibration.md), and the case was "
@@ -340,6 +390,12 @@ def validation_markdown(v: Validation, command: str) -> str:
     for r in RELEASES:
         lines.append(f"| {r} | {v.scale0[r]:.3g} | {v.full.scale(r):.3g} | "
                      f"{100 * v.full.sd[r]:.0f} % | {', '.join(sorted(by_rel.get(r, ()))) or '(none: from the prior)'} |")
+    if v.ratios:
+        lines += ["", "Release-against-release evidence in the fit (calibration/release-ratios.yaml; "
+                  "left out with its cluster): " + "; ".join(
+                      f"{q.a}/{q.b} = {q.ratio:g} +/- {q.sigma:g} ({q.cluster})" for q in v.ratios)
+                  + ".  Fitted: " + "; ".join(
+                      f"{q.a}/{q.b} = {v.full.scale(q.a) / v.full.scale(q.b):.3f}" for q in v.ratios) + "."]
     lines += ["", "## Scale per fold (the release of the left-out cluster)", "",
               "| left out | release | scale without it | 1 sigma |", "|---|---|---|---|"]
     seen = set()
@@ -350,4 +406,5 @@ def validation_markdown(v: Validation, command: str) -> str:
         f = v.folds[p.cluster]
         lines.append(f"| {p.cluster} | {p.release} | {f.scale(p.release):.3g} | "
                      f"{100 * f.sd[p.release]:.0f} % |")
+    lines += ["", closing("validation")]
     return "\n".join(lines) + "\n"
