@@ -265,13 +265,19 @@ def profile_path(scenario: Scenario, scenario_path: str | Path | None) -> Path |
     return base / name  # an absolute name stays itself
 
 
-def write_mode(release: str, media: str, bs: int, version: str | None = None) -> str:
-    """BlueStore's choice for an aligned overwrite of ``bs`` bytes.
+def write_mode(release: str, media: str, bs: int, version: str | None = None,
+               image_state: str = "written") -> str:
+    """BlueStore's choice for an aligned write of ``bs`` bytes: an overwrite of allocated
+    space (``image_state`` written) or a write into unallocated space (fresh).
 
     As decided in ``src/os/bluestore/BlueStore.cc``: ``_do_write_data`` (small vs big
     write), ``_do_write_small``, ``BigDeferredWriteContext::can_defer`` and
-    ``_do_alloc_write`` (deferred below ``bluestore_prefer_deferred_size``).
+    ``_do_alloc_write`` (deferred below ``bluestore_prefer_deferred_size``).  A write into
+    unallocated space gets a new blob from ``_do_alloc_write``, which defers it only below
+    ``prefer_deferred_size`` (0 on SSDs): on flash it goes direct whatever min_alloc_size.
     """
+    if media != "hdd" and image_state == "fresh":
+        return "direct"
     if media == "hdd":
         prefer = PREFER_DEFERRED_HDD.get(release, 65536)
         mas = MIN_ALLOC_HDD.get(release, 4096)
@@ -408,14 +414,17 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
         op_shards=ceph.op_shards or shards, threads_per_shard=ceph.op_threads_per_shard or threads,
         msgr_workers=ceph.ms_async_op_threads,
         librbd_threads=ceph.librbd_threads or LIBRBD_THREADS.get(ceph.release, 2),
-        write_mode=write_mode(ceph.release, media, scenario.workload.bs, ceph.version),
+        write_mode=write_mode(ceph.release, media, scenario.workload.bs, ceph.version,
+                              scenario.workload.image_state),
         costs=costs, tails=ceph.tails,
         wal_log_sync=(ceph.release not in WAL_RECYCLED | WAL_ENVELOPE)
         if ceph.wal_log_sync is None else ceph.wal_log_sync,
         commit_finisher=ceph.release in COMMIT_FINISHER,
-        read_cache_hit=read_cache_hit(scenario.workload.read_cache, ceph.osd_memory_target,
-                                      next_osd, scenario.workload.numjobs
-                                      * scenario.workload.image_size))
+        # a read of a never-written block finds no object (ENOENT, which librbd turns into
+        # zeros): the op runs, no device is read, as for a cache hit
+        read_cache_hit=1.0 if scenario.workload.image_state == "fresh" else
+        read_cache_hit(scenario.workload.read_cache, ceph.osd_memory_target,
+                       next_osd, scenario.workload.numjobs * scenario.workload.image_size))
 
     clients = tuple(scenario.workload.clients or ())
     if not clients:

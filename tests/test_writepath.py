@@ -675,3 +675,36 @@ def test_psync_reports_the_same_io_without_slat():
     assert ja.ioengine == "libaio" and js.ioengine == "psync"
     assert js.write.slat.n == 0 and ja.write.slat.n == a["submit"].size
     assert js.write.clat.mean == js.write.lat.mean == ja.write.lat.mean
+
+
+@pytest.mark.parametrize(("release", "version", "disk", "state", "expect"), [
+    ("nautilus", "14.2.2", "pm983", "written", "deferred"),  # 16 KiB min_alloc: overwrite deferred
+    ("nautilus", "14.2.2", "pm983", "fresh", "direct"),      # a new blob: direct on flash
+    ("reef", None, "pm983", "written", "direct"),
+    ("reef", None, "pm983", "fresh", "direct"),
+    ("nautilus", "14.2.5", "generic-hdd-7200", "fresh", "deferred"),  # below prefer_deferred
+])
+def test_the_write_path_follows_the_image_state(release, version, disk, state, expect):
+    from cephsim.scenario.load import load_resolved
+
+    _, r = load_resolved(Path(__file__).resolve().parents[1] / "scenarios" / "quickstart.yaml",
+                         [f"ceph.release={release}", f"ceph.version={version or 'null'}",
+                          f"hosts.osd.osds.disk={disk}", f"workload.image_state={state}"])
+    assert r.ceph.write_mode == expect
+
+
+def test_a_read_of_a_fresh_image_reads_no_device():
+    """A never-written block has no object: the OSD answers ENOENT (librbd returns zeros)
+    without a device read, so the read is faster than one of written data, by about the
+    device's read time."""
+    from cephsim.runner import run_scenario
+    from cephsim.scenario.load import load_scenario
+
+    qs = Path(__file__).resolve().parents[1] / "scenarios" / "quickstart.yaml"
+    base = ["workload.rw=randread", "run.ios=400"]
+    written = run_scenario(load_scenario(qs, base), scenario_path=qs)
+    fresh = run_scenario(load_scenario(qs, [*base, "workload.image_state=fresh"]), scenario_path=qs)
+    assert fresh.resolved.ceph.read_cache_hit == 1.0
+    assert sum(d.ios for d in fresh.cluster.disks()) == 0 < sum(d.ios for d in written.cluster.disks())
+    a, b = written.records.arrays(), fresh.records.arrays()
+    assert (b["complete"] - b["submit"]).mean() < (a["complete"] - a["submit"]).mean()

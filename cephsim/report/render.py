@@ -9,6 +9,14 @@ from cephsim.report.summary import breakdown_text, job_stats, result_document, s
 from cephsim.runner import RunResult
 
 
+def write_path(res: RunResult) -> str:
+    """The BlueStore write path the run's writes take, as the header names it."""
+    w = res.scenario.workload
+    if w.image_state == "fresh":
+        return f"{res.resolved.ceph.write_mode} BlueStore writes: allocation into a fresh image"
+    return f"{res.resolved.ceph.write_mode} BlueStore writes"
+
+
 def power_text(res: RunResult) -> str:
     """One header line per host group: what decides how fast its CPU work runs."""
     out = ""
@@ -31,7 +39,7 @@ def render_run(res: RunResult, fmt: str) -> str:
     sc = res.scenario
     head = (f"cephsim: {sc.name} (seed {res.seed}, {res.records.count()} I/Os measured, "
             f"{sc.ceph.release}, pool size {sc.pool.size}, "
-            f"{res.resolved.ceph.write_mode} BlueStore writes)\n")
+            f"{write_path(res)})\n")
     text = head + power_text(res) + fio_text([job_stats(res)])
     text += "\nWhere the time went (mean per I/O):\n" + breakdown_text(res)
     text += saturation_text(res)

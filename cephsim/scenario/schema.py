@@ -401,6 +401,7 @@ class Workload(_M):
     clients: list[str] | None = Field(None, description="Client host names; jobs are spread over them. Default: the first host without OSDs.")
     image_size: Size = Field(10 * 1024**3, description="RBD image size per job (sets how many objects/PGs are touched); '10GB' means 10 GiB, as fio's --size and rbd create --size read it.")
     object_size: Size = Field(4 * 1024**2, description="RADOS object size.")
+    image_state: Literal["written", "fresh"] = Field("written", description="What the image held before the run. 'written' (default): every block was written before (a prefill, or a benchmark after others), so a write is an overwrite of allocated space. 'fresh': the image was just created: a write lands in unallocated space and takes BlueStore's allocation path (a new blob written directly, even where min_alloc_size is larger than the write and an overwrite would be deferred), and a read of a never-written block finds no object and reads no device.")
     read_cache: Literal["cold", "warm"] = Field("cold", description="State of the OSDs' BlueStore buffer caches (bluestore_default_buffered_read is on) for reads. 'cold' (default): every read goes to the device, as on a first pass over freshly written data (writes do not fill the cache: bluestore_default_buffered_write is off). 'warm': the data was read before (e.g. by an earlier test of the same suite), so each read hits the primary's cache with the probability cache bytes / data bytes, capped at 1 (see ceph.osd_memory_target).")
 
     @property
