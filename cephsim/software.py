@@ -54,6 +54,7 @@ class ReleaseCosts(BaseModel):
 
     basis: str = Field(description="Where these numbers come from.")
     scale: float = Field(gt=0, allow_inf_nan=False, description="Common factor applied to every stage cost of Ceph's own code (the fitted part); kernel stages are not scaled.")
+    scale_sd: float | None = Field(None, ge=0, allow_inf_nan=False, description="1-sigma uncertainty of ln(scale) from the corpus fit (0.13 = about 13 %); None where the scale was not fitted.")
     kcycles: dict[str, Kcycles] = Field(description="Per-stage CPU work, kilocycles at per-clock 1.0, before scale.")
     logging_overhead: float = Field(ge=0, allow_inf_nan=False, description="Extra fraction of OSD CPU work with default debug levels.")
     cpu_jitter_sigma: float = Field(ge=0, le=2, description="Per-stage CPU work is multiplied by a lognormal factor with this sigma (cache misses, interrupts).")
@@ -112,6 +113,8 @@ def release_costs(release: str, profile_path: Path | None = None,
                 file=str(profile_path), path="release")
         _check_stages(prof.kcycles, file=str(profile_path), path="kcycles")
         update["profile_release"] = prof.release
+        if prof.scale is not None:
+            update["scale_sd"] = None  # the profile's own fit, whose uncertainty it does not give
         for field in ("basis", "scale", "logging_overhead", "cpu_jitter_sigma", "tails"):
             v = getattr(prof, field)
             if v is not None:

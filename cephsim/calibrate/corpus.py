@@ -295,6 +295,10 @@ class Validation:
         if p99:
             out["p99"] = {"n": len(p99), "median_abs_error_percent": round(statistics.median(p99), 1),
                           "max_abs_error_percent": round(max(p99), 1)}
+        logs = [math.log(p.predicted / p.measured) for p in self.predictions
+                if stat_kind(p.stat) == "mean" and p.predicted > 0]
+        if logs:  # the spread a new cluster's mean should be read with (1 sigma, as a factor)
+            out["mean_spread_factor"] = round(math.exp(math.sqrt(sum(x * x for x in logs) / len(logs))), 2)
         inside = [p.lo <= p.measured <= p.hi for p in self.predictions]
         out["measured_inside_68_interval"] = f"{sum(inside)}/{len(inside)}"
         return out
@@ -355,8 +359,11 @@ def summary_lines(v: Validation) -> list[str]:
             e = s[label]
             out.append(f"- {what}: median |error| {e['median_abs_error_percent']} %, "
                        f"largest {e['max_abs_error_percent']} % ({e['n']} figures)")
-    out.append(f"- measured value inside the predicted 68 % interval: "
-               f"{s['measured_inside_68_interval']}")
+    if "mean_spread_factor" in s:
+        out.append(f"- out-of-sample spread of the mean latency (RMS of ln predicted/measured): "
+                   f"a factor of {s['mean_spread_factor']:.2f}")
+    out.append(f"- measured value inside the predicted 68 % interval (assumed model error "
+               f"{int(100 * MODEL_SIGMA['mean'])} % on means): {s['measured_inside_68_interval']}")
     return out
 
 

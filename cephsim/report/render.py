@@ -17,6 +17,17 @@ def write_path(res: RunResult) -> str:
     return f"{res.resolved.ceph.write_mode} BlueStore writes"
 
 
+def cost_text(res: RunResult) -> str:
+    """The calibrated part of the answer and how sure it is."""
+    c = res.resolved.ceph.costs
+    rel = res.resolved.ceph.release
+    if c.scale_sd is None:
+        return f"cephsim: Ceph's CPU cost per op: {rel} scale {c.scale:.3g} (from a profile)\n"
+    return (f"cephsim: Ceph's CPU cost per op: {rel} scale {c.scale:.3g} +/- {100 * c.scale_sd:.0f} % "
+            f"(fitted over the published clusters; how far unseen clusters come out: "
+            f"docs/validation.md)\n")
+
+
 def power_text(res: RunResult) -> str:
     """One header line per host group: what decides how fast its CPU work runs."""
     out = ""
@@ -40,7 +51,7 @@ def render_run(res: RunResult, fmt: str) -> str:
     head = (f"cephsim: {sc.name} (seed {res.seed}, {res.records.count()} I/Os measured, "
             f"{sc.ceph.release}, pool size {sc.pool.size}, "
             f"{write_path(res)})\n")
-    text = head + power_text(res) + fio_text([job_stats(res)])
+    text = head + power_text(res) + cost_text(res) + fio_text([job_stats(res)])
     text += "\nWhere the time went (mean per I/O):\n" + breakdown_text(res)
     text += saturation_text(res)
     if res.monitors is not None:
