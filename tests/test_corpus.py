@@ -217,3 +217,15 @@ def test_the_shipped_release_ratios_load_and_bad_ones_are_located(tmp_path: Path
     bad.write_text("ratios:\n  - {a: pacific, b: quincy, ratio: -1, sigma: 0.05, cluster: x}\n")
     with pytest.raises(CephsimError, match=r"r.yaml:2:.*finite numbers > 0"):
         load_ratios(bad)
+
+
+def test_a_statistic_the_scale_barely_moves_does_not_fit_it() -> None:
+    # a disk-bound case (slope 0.05) misses by 2x whatever the scale: it must not drag the
+    # reef scale, which the CPU-bound case pins
+    cpu_bound = _case("c", "c", "reef", 1.0, slope=0.8, at_catalog=1.0)
+    disk_bound = _case("d", "d", "reef", 2.0, slope=0.05, at_catalog=1.0)
+    alone = joint_fit([cpu_bound], SCALE0)
+    both = joint_fit([cpu_bound, disk_bound], SCALE0)
+    assert both.x["reef"] == pytest.approx(alone.x["reef"], abs=1e-6)
+    assert corpus.informs_scale(cpu_bound.emulators["lat.mean"])
+    assert not corpus.informs_scale(disk_bound.emulators["lat.mean"])

@@ -223,6 +223,16 @@ def build_emulators(data: list[CaseData], seeds: list[int], ios: int, workers: i
 
 # ------------------------------------------------------------------ joint fit
 
+#: a statistic informs the scale only if it moves at least this much per unit of ln(scale)
+#: at the catalog value (about the share of Ceph's CPU work in it): a run limited by its
+#: disks or network cannot say what Ceph's code costs, and a miss there would otherwise
+#: drag the scale without bound (docs/calibration.md)
+MIN_SLOPE = 0.2
+
+
+def informs_scale(em: Emulator) -> bool:
+    return abs(em.slope(0.0)) >= MIN_SLOPE
+
 def joint_fit(data: list[CaseData], scale0: dict[str, float],
               ratios: list[ReleaseRatio] = ()) -> JointFit:  # type: ignore[assignment]
     """ln(scale) per release: least squares of every case's statistics (weighted so that
@@ -237,11 +247,15 @@ def joint_fit(data: list[CaseData], scale0: dict[str, float],
     per_cluster: dict[tuple[str, str, str], int] = {}
     for d in data:
         for t in d.case.targets:
+            if not informs_scale(d.emulators[t.stat]):
+                continue
             key = (d.cluster, d.release, stat_kind(t.stat))
             per_cluster[key] = per_cluster.get(key, 0) + 1
     terms = []
     for d in data:
         for t in d.case.targets:
+            if not informs_scale(d.emulators[t.stat]):
+                continue
             kind = stat_kind(t.stat)
             w = 1.0 / (MODEL_SIGMA[kind] * math.sqrt(per_cluster[(d.cluster, d.release, kind)]))
             terms.append((idx[d.release], math.log(scale0[d.release]), d.emulators[t.stat],
