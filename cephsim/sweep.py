@@ -289,7 +289,8 @@ def execute(tasks: Sequence[Task], *, jobs: int | None = None, executor: str = "
                     results[i] = run_task(t)
                     bar.advance()
             else:
-                ex = ProcessPoolExecutor(max_workers=min(n, len(tasks)), initializer=_worker_init)
+                ex = ProcessPoolExecutor(max_workers=min(n, len(tasks)), initializer=_worker_init,
+                                         initargs=(os.getpid(),))
                 try:
                     _collect(ex, tasks, results, bar)
                 except BaseException:  # Ctrl-C (or an error): stop now, not after every queued run
@@ -321,13 +322,31 @@ def _collect(ex: Executor, tasks: Sequence[Task], results: list[Any], bar: Progr
         bar.advance()
 
 
-def _worker_init() -> None:
+def _worker_init(parent: int | None = None) -> None:
     """Workers ignore Ctrl-C: the terminal sends it to the whole process group, and a
     worker would report the interrupted run and take the next one (concurrent.futures
-    catches BaseException per task).  The parent stops them (:func:`_stop_pool`)."""
+    catches BaseException per task).  The parent stops them (:func:`_stop_pool`).
+
+    They also die with their parent: killed outright (SIGKILL, an OOM kill), the parent
+    cannot stop them, and orphaned workers would run on and hold the caller's stdout (a
+    pipe into ``tee`` would never close).  Linux's parent-death signal does it; where
+    there is none, nothing changes."""
+    import os
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if parent is None:
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_PDEATHSIG = 1
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux: no parent-death signal
+        return
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(1)
 
 
 def _stop_pool(ex: ProcessPoolExecutor) -> None:

@@ -348,3 +348,51 @@ def test_flush_sweep_shipped_file_still_reads():
     _, sweeps = load_sweeps(ROOT / "calibration" / "consumer-flush" / "sweeps.yaml")
     assert sweeps["intel-545"][0] == {1: 1500.0, 8: 6460.0}
     assert sweeps["pm883-vwc-on"][0] == {1: 5094.0, 16: 27521.0}
+
+
+# --------------------------------------------------- numbers of any length (issue: tracebacks)
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_LONG_CASES = [  # (fixture, a number in it, the commands that read it)
+    (FIX / "fio" / "randwrite4k_libaio_normal.txt", "msec", ("inspect", "compare-fio")),
+    (FIO_JSON, '"runtime" : ', ("inspect", "compare-fio")),
+    (FIX / "ping" / "iputils_loopback_c5.txt", " packets transmitted", ("inspect",)),
+    (FIX / "qperf" / "loopback_m4K_tcp_udp_lat.txt", "latency", ("inspect", "calibrate --network")),
+]
+
+
+def _with_long_number(src: Path, near: str, digits: int, tmp_path: Path) -> tuple[Path, int]:
+    """``src`` with the first run of digits next to ``near`` made ``digits`` long."""
+    text = src.read_text()
+    at = text.index(near)
+    m = list(re.finditer(r"\d+", text[:at + len(near) + 40]))
+    m = [x for x in m if abs(x.start() - at) < 60][-1]
+    p = tmp_path / f"long{src.suffix}"
+    p.write_text(text[:m.start()] + "9" * digits + text[m.end():])
+    return p, text.count("\n", 0, m.start()) + 1
+
+
+@pytest.mark.parametrize(("src", "near", "commands"), _LONG_CASES, ids=lambda v: getattr(v, "name", ""))
+def test_a_number_too_long_to_be_a_measurement_is_a_located_error(tmp_path, run_cli, src, near, commands):
+    """A file whose figure was replaced by 5,000 nines (Python's int() refuses more than 4,300
+    digits) is refused where it stands, by every command that reads such files."""
+    bad, line = _with_long_number(src, near, 5000, tmp_path)
+    for cmd in commands:
+        args = cmd.split() + [str(bad)]
+        if cmd == "compare-fio":
+            args = ["compare-fio", str(bad), str(bad)]
+        r = run_cli(*args)
+        assert_short_error(r, f"{bad}:{line}:", "a number of 5000 digits")
+
+
+@settings(max_examples=25, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(digits=st.integers(1, 6000), which=st.sampled_from(range(len(_LONG_CASES))))
+def test_numbers_of_any_length_never_break_a_reader(tmp_path, run_cli, digits, which):
+    src, near, _ = _LONG_CASES[which]
+    bad, _line = _with_long_number(src, near, digits, tmp_path)
+    r = run_cli("inspect", str(bad))
+    assert r.exit_code in (0, 2), r.output
+    assert r.exception is None and "Traceback" not in r.output

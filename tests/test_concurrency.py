@@ -131,3 +131,43 @@ def test_a_cpu_quota_throttles_and_says_so() -> None:
     assert (a["complete"] - a["submit"]).max() > 20_000_000  # a throttled write waits ms
     same, iops_same, _ = _pvc(*sets, "hosts.pvc.osd_cpu_limit=1000")
     assert iops_same == iops_free and not any("CPU quota" in w for w in same.warnings)
+
+
+def test_a_killed_parent_leaves_no_worker_behind(tmp_path):
+    """SIGKILL a process whose pool runs two long tasks: the workers die with it (Linux's
+    parent-death signal), instead of running on and holding the caller's stdout."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the parent-death signal is Linux's")
+    script = tmp_path / "pool.py"
+    script.write_text(
+        "import os, sys, time\n"
+        "from concurrent.futures import ProcessPoolExecutor\n"
+        "from cephsim.sweep import _worker_init\n"
+        "ex = ProcessPoolExecutor(2, initializer=_worker_init, initargs=(os.getpid(),))\n"
+        "fs = [ex.submit(time.sleep, 60) for _ in range(2)]\n"
+        "time.sleep(1.0)\n"
+        "print(' '.join(str(p) for p in ex._processes), flush=True)\n"
+        "time.sleep(60)\n")
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    pids = [int(p) for p in proc.stdout.readline().split()]
+    assert len(pids) == 2
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+
+    def alive(pid: int) -> bool:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                return f.read().split()[2] != "Z"
+        except FileNotFoundError:
+            return False
+
+    deadline = time.monotonic() + 10
+    while any(alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(alive(p) for p in pids), pids

@@ -179,7 +179,8 @@ def _run_all(jobs: list[tuple[Case, float, int, int]], workers: int,
         return [_simulate(*j) for j in jobs]
     from cephsim.sweep import _stop_pool, _worker_init
 
-    ex = ProcessPoolExecutor(max_workers=min(workers, len(jobs)), initializer=_worker_init)
+    ex = ProcessPoolExecutor(max_workers=min(workers, len(jobs)), initializer=_worker_init,
+                             initargs=(os.getpid(),))
     try:
         out = list(ex.map(_simulate, *zip(*jobs), chunksize=1))
     except BaseException:

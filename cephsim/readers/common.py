@@ -97,7 +97,19 @@ def decode(data: bytes, name: str) -> str:
                              "is this a binary file?", line, col) from None
     if text.startswith("\ufeff"):
         text = text[1:]
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    m = _LONG_DIGITS.search(text)
+    if m:  # no tool prints such a number; Python's int() would refuse it past 4300 digits
+        line, col = line_col(text, m.start())
+        raise ReaderError.at(name, f"a number of {len(m.group())} digits is not a measurement "
+                             f"(at most {MAX_DIGITS} digits are read)", line, col)
+    return text
+
+
+#: the longest run of digits a measurement file may hold: fio prints nanosecond totals and
+#: byte counts of up to ~20 digits; longer runs are damage, not data
+MAX_DIGITS = 40
+_LONG_DIGITS = re.compile(r"\d{%d,}" % (MAX_DIGITS + 1))
 
 
 def read_text(path: Path | str) -> str:
