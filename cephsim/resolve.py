@@ -20,7 +20,7 @@ from cephsim.catalog.models import CPUModel, CState, DiskModel, NICModel, Switch
 from cephsim.errors import CephsimError
 from cephsim.scenario.schema import CPUTuning, Netem, Scenario, TcpSettings
 from cephsim.software import ReleaseCosts, release_costs
-from cephsim.units import format_span
+from cephsim.units import format_size, format_span
 
 #: (op shards, threads per shard) for SSD and HDD: osd_op_num_shards_{ssd,hdd} and
 #: osd_op_num_threads_per_shard_{ssd,hdd} (src/common/options/osd.yaml.in; read by
@@ -409,6 +409,7 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
         raise CephsimError.single(f"no such profile file {profile}", path="ceph.profile")
     costs = release_costs(ceph.release, profile, ceph.software or None)
     _check_cpu_speed(scenario, hosts, costs)
+    _check_memory(scenario)
     cephcfg = CephConfig(
         release=ceph.release, debug_logging=ceph.debug_logging,
         op_shards=ceph.op_shards or shards, threads_per_shard=ceph.op_threads_per_shard or threads,
@@ -464,6 +465,35 @@ def _check_cpu_speed(scenario: Scenario, hosts: list[HostConfig], costs: Release
                 "Zen 2 = 1.0)",
                 path=f"hosts.{gi}.cpu" + ("" if isinstance(scenario.hosts[gi].cpu, str)
                                           else ".per_clock_speed"))
+
+
+#: what a run holds in memory, measured with `cephsim run` on the quickstart (peak RSS,
+#: /usr/bin/time): ~58 MB with a handful of I/Os in flight, ~99 MB at 4,096 and ~205 MB at
+#: 16,384 (8,000 and 32,768 I/Os recorded): ~9 KiB per I/O in flight (its process,
+#: events, buffers) and ~0.2 KiB per recorded I/O, on top of the interpreter and model
+MEMORY_BASE_BYTES = 64 * 1024**2
+MEMORY_PER_INFLIGHT = 9 * 1024
+MEMORY_PER_RECORD = 200
+
+
+def memory_estimate(scenario: Scenario) -> int:
+    """Bytes a run of ``scenario`` needs, by the measured per-I/O costs above."""
+    w, run = scenario.workload, scenario.run
+    inflight = w.iodepth * w.numjobs
+    records = (run.ios or 0) + run.ramp_ios if run.records else 0
+    return MEMORY_BASE_BYTES + inflight * MEMORY_PER_INFLIGHT + records * MEMORY_PER_RECORD
+
+
+def _check_memory(scenario: Scenario) -> None:
+    need = memory_estimate(scenario)
+    if need > scenario.run.max_memory:
+        w = scenario.workload
+        raise CephsimError.single(
+            f"{w.iodepth} x {w.numjobs} = {w.iodepth * w.numjobs:,} I/Os in flight "
+            f"(and {scenario.run.ios or 0:,} I/Os recorded) need about {need / 2**30:.1f} GiB of "
+            f"memory, over run.max_memory {format_size(scenario.run.max_memory)}: lower "
+            "workload.iodepth or workload.numjobs (or run.ios), or raise run.max_memory",
+            path="workload.iodepth")
 
 
 def _add_site_links(scenario: Scenario, hosts: list[HostConfig],

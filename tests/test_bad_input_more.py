@@ -323,3 +323,28 @@ def test_ioengine_that_does_not_fit_the_client(run_cli, sets, words):
     args = [a for s in sets for a in ("--set", s)]
     r = run_cli("validate", str(ROOT / "scenarios" / "quickstart.yaml"), *args)
     assert_short_error(r, *words)
+
+
+def test_a_run_too_big_for_memory_is_refused_before_it_starts(run_cli):
+    """iodepth 4096 x numjobs 1024 (4M I/Os in flight) would need tens of GiB: validate and
+    run refuse it with the estimate and what to lower, instead of dying out of memory."""
+    qs = str(ROOT / "scenarios" / "quickstart.yaml")
+    big = ["--set", "workload.iodepth=4096", "--set", "workload.numjobs=1024", "--set", "run.ios=200"]
+    for cmd in ("validate", "run"):
+        r = run_cli(cmd, qs, *big)
+        assert_short_error(r, "--set workload.iodepth=4096", "4,194,304 I/Os in flight",
+                           "GiB of memory", "run.max_memory 8GiB")
+    # the limit is the user's to move
+    r = run_cli("validate", qs, *big, "--set", "run.max_memory=64GiB")
+    assert r.exit_code == 0, r.output
+
+
+def test_the_memory_estimate_covers_a_measured_run():
+    """The estimate is not below what a 16,384-in-flight run measured (205 MB peak RSS)."""
+    from cephsim.resolve import memory_estimate
+    from cephsim.scenario.load import load_scenario
+
+    sc = load_scenario(ROOT / "scenarios" / "quickstart.yaml",
+                       ["workload.iodepth=64", "workload.numjobs=256", "run.ios=32768",
+                        "run.ramp_ios=0"])
+    assert memory_estimate(sc) >= 205 * 1000 * 1000

@@ -463,6 +463,7 @@ class Run(_M):
     ramp_ios: Int = Field(200, ge=0, le=10**9, description="I/Os excluded from statistics at the start (in addition to ramp_time).")
     records: bool = Field(True, description="Keep per-op stage records (breakdown, op-tracker times). Statistics do not depend on it.")
     fast_path: bool = Field(True, description="Engine optimisation that runs causally-safe steps without a SimPy event; results are identical either way.")
+    max_memory: Size = Field(8 * 1024**3, ge=64 * 1024**2, description="The most memory a run may need by the estimate made before it starts (I/Os in flight and records kept); a scenario over it is refused at validate and run, naming what to lower.  Raise it on a larger machine.")
 
     @model_validator(mode="after")
     def _length(self) -> Run:
