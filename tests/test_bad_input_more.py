@@ -348,3 +348,43 @@ def test_the_memory_estimate_covers_a_measured_run():
                        ["workload.iodepth=64", "workload.numjobs=256", "run.ios=32768",
                         "run.ramp_ios=0"])
     assert memory_estimate(sc) >= 205 * 1000 * 1000
+
+
+def _alias_bomb(levels: int, duplicate: bool) -> str:
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, levels + 1):
+        lines.append(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]")
+    lines.append(f"x: *a{levels}")
+    if duplicate:
+        lines.append("x: 1")  # ruamel's duplicate-key message quoted the whole expansion
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("duplicate", [True, False])
+def test_an_alias_bomb_is_refused_at_once(tmp_path, run_cli, duplicate):
+    import time
+
+    p = tmp_path / "bomb.yaml"
+    p.write_text(_alias_bomb(9, duplicate))
+    t0 = time.monotonic()
+    r = run_cli("validate", str(p))
+    assert time.monotonic() - t0 < 2.0
+    assert_short_error(r, f"{p}:", "aliases expand to more than")
+
+
+def test_an_oversized_or_too_deep_file_is_refused(tmp_path, run_cli):
+    big = tmp_path / "big.yaml"
+    big.write_text("name: t\n# " + "x" * (5 * 1024 * 1024) + "\n")
+    assert_short_error(run_cli("validate", str(big)), f"{big}:", "at most 4MiB is read")
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("name: t\nhosts: " + "[" * 200 + "]" * 200 + "\n")
+    assert_short_error(run_cli("validate", str(deep)), f"{deep}:2:", "nested more than 64 levels")
+
+
+def test_anchors_that_share_a_host_group_still_load():
+    """The bound counts expanded values, so ordinary anchors (a host group's cpu and nic
+    shared by another group) are untouched: every shipped scenario still loads."""
+    from cephsim.scenario.load import load_scenario
+
+    for f in sorted((ROOT / "scenarios").glob("*.yaml")):
+        load_scenario(f, [])

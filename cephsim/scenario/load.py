@@ -30,7 +30,62 @@ def _yaml() -> YAML:
     return y
 
 
+#: bounds on a YAML input, checked on its events before anything is built from it: a
+#: scenario is a few KiB; its aliases may repeat a host group, not multiply a document
+#: ("billion laughs": nine anchors of nine aliases each expand to 10^9 nodes)
+MAX_YAML_BYTES = 4 * 1024**2
+MAX_YAML_DEPTH = 64
+MAX_YAML_NODES = 200_000
+
+
+def check_yaml_bounds(text: str, filename: str) -> None:
+    """Refuse a YAML text too large, too deep, or whose aliases expand to too many nodes,
+    at the line of the node that crosses the bound (a located error, in time linear in the
+    text, before the document is built)."""
+    from ruamel.yaml.events import (AliasEvent, CollectionEndEvent, CollectionStartEvent,
+                                    NodeEvent)
+
+    if len(text) > MAX_YAML_BYTES:
+        raise CephsimError.single(f"the file is {len(text.encode()):,} bytes; a scenario or "
+                                  f"case file is at most {format_size(MAX_YAML_BYTES)}",
+                                  file=filename)
+    sizes: dict[str, int] = {}
+    stack: list[list[Any]] = []  #: per open collection: [nodes so far, anchor]
+    total = 0
+    try:
+        for ev in YAML(typ="rt").parse(io.StringIO(text)):
+            if not isinstance(ev, (NodeEvent, CollectionEndEvent)):
+                continue
+            line = ev.start_mark.line + 1 if ev.start_mark else None
+            if isinstance(ev, CollectionStartEvent):
+                stack.append([1, ev.anchor])
+                if len(stack) > MAX_YAML_DEPTH:
+                    raise CephsimError.single(f"nested more than {MAX_YAML_DEPTH} levels deep",
+                                              file=filename, line=line)
+                continue
+            if isinstance(ev, CollectionEndEvent):
+                n, anchor = stack.pop()
+                if anchor is not None:
+                    sizes[anchor] = n
+                size = n
+            else:
+                size = sizes.get(ev.anchor, 1) if isinstance(ev, AliasEvent) else 1
+                if not isinstance(ev, AliasEvent) and ev.anchor is not None:
+                    sizes[ev.anchor] = 1
+                total += size
+            if stack:
+                stack[-1][0] += size
+            if total > MAX_YAML_NODES or (stack and stack[-1][0] > MAX_YAML_NODES):
+                raise CephsimError.single(
+                    f"its aliases expand to more than {MAX_YAML_NODES:,} values (an alias "
+                    "repeats its anchor's whole content); refused before building it",
+                    file=filename, line=line)
+    except MarkedYAMLError:
+        return  # a syntax error: the full parse below reports it, located
+
+
 def parse_yaml_text(text: str, filename: str) -> Any:
+    check_yaml_bounds(text, filename)
     try:
         return _yaml().load(io.StringIO(text))
     except MarkedYAMLError as e:
@@ -52,10 +107,18 @@ def _short_problem(problem: str) -> str:
 
 
 def read_text(path: Path, what: str = "file") -> str:
-    """A UTF-8 input file's text; a missing, unreadable or binary file is a located error."""
+    """A UTF-8 input file's text; a missing, unreadable, binary or oversized file is a
+    located error (the size is checked before the file is read)."""
     special = not_a_regular_file(path)
     if special:
         raise CephsimError.single(special, file=str(path))
+    try:
+        size = path.stat().st_size
+    except OSError:
+        size = 0  # the read below reports what is wrong
+    if size > MAX_YAML_BYTES:
+        raise CephsimError.single(f"the {what} is {size:,} bytes; at most "
+                                  f"{format_size(MAX_YAML_BYTES)} is read", file=str(path))
     try:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
