@@ -41,6 +41,9 @@ def _where(path: str | Path, option: str) -> tuple[Path, Path]:
 
 def _where_checked(path: str | Path, option: str) -> tuple[Path, Path]:
     given = Path(path)
+    if str(path) in ("", "."):  # typer reads an empty value as the path '.'
+        raise CephsimError.single(f"{option}: an empty name (or '.') is the current directory; "
+                                  "give a file name")
     if given.is_dir():
         raise CephsimError.single(f"{option} {path}: is a directory; give a file name")
     if given.exists() and not given.is_file():  # (both follow symlinks)

@@ -388,3 +388,28 @@ def test_anchors_that_share_a_host_group_still_load():
 
     for f in sorted((ROOT / "scenarios").glob("*.yaml")):
         load_scenario(f, [])
+
+
+@pytest.mark.parametrize(("content", "where", "words"), [
+    (b"name: t\nnull: x\n", ":2:1:", "a key must be text: 'null' is read as null"),
+    (b"name: t\nhosts:\n  - 1: x\n", ":3:5:", "'1' is read as a number"),
+    (b"name: t\nfoo: caf\xe9\n", ":2:9:", "not UTF-8 text (byte 0xe9)"),
+    (b"name: t\x00\n", ":1:8:", "a NUL byte"),
+    (b"name: t\nhosts: [3]\n", ":2:9:", "expected a section of fields (key: value), got 3"),
+])
+def test_a_file_error_is_blamed_on_its_line_not_on_a_bystander_set(tmp_path, run_cli, content, where, words):
+    """Each problem of the file itself is located at its line and column, even with a
+    --set on the command line (a non-string key used to be blamed on an unrelated --set)."""
+    p = tmp_path / "s.yaml"
+    p.write_bytes(content)
+    r = run_cli("validate", str(p), "--set", "run.ios=200")
+    assert_short_error(r, f"{p}{where}", words)
+    assert "--set run.ios" not in r.output
+
+
+def test_override_messages_say_what_is_there(run_cli):
+    qs = str(ROOT / "scenarios" / "quickstart.yaml")
+    assert_short_error(run_cli("validate", qs, "--set", "hosts.0=3"), "--set hosts.0=3",
+                       "expected a section of fields (key: value), got 3")
+    assert_short_error(run_cli("run", qs, "--set", "run.ios=100", "-o", ""),
+                       "an empty name (or '.') is the current directory")

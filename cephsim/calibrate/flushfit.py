@@ -114,7 +114,7 @@ def load_sweeps(path: str | Path) -> tuple[str, dict[str, tuple[dict[int, float]
     from cephsim.scenario.load import located, read_scenario_data, unknown_keys
 
     p = Path(path)
-    data = read_scenario_data(p)
+    data = read_scenario_data(p, text_keys=False)
     cat = load_catalog()
     problems: list[Problem] = []
 

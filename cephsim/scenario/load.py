@@ -80,8 +80,36 @@ def check_yaml_bounds(text: str, filename: str) -> None:
                     f"its aliases expand to more than {MAX_YAML_NODES:,} values (an alias "
                     "repeats its anchor's whole content); refused before building it",
                     file=filename, line=line)
-    except MarkedYAMLError:
-        return  # a syntax error: the full parse below reports it, located
+    except CephsimError:
+        raise
+    except Exception:  # a syntax error: the full parse below reports it, located
+        return
+
+
+def _check_keys(node: Any, filename: str, depth: int = 0) -> None:
+    """Every mapping key is text: ``null: x``, ``1: x`` or ``true: x`` are refused at their
+    line (YAML reads them as null, a number, a boolean; a field name is never one)."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if not isinstance(k, str):
+                line = col = None
+                lc = getattr(node, "lc", None)
+                if lc is not None:
+                    try:
+                        line, col = (x + 1 for x in lc.key(k))
+                    except (KeyError, TypeError):
+                        pass
+                shown = ("null" if k is None else str(k).lower() if isinstance(k, bool)
+                         else str(k))
+                what = ("null" if k is None else "a boolean" if isinstance(k, bool)
+                        else "a number" if isinstance(k, (int, float)) else type(k).__name__)
+                raise CephsimError.single(f"a key must be text: '{shown}' is read as {what} "
+                                          f"(quote it, \"{shown}\", if it is meant as a name)",
+                                          file=filename, line=line, column=col)
+            _check_keys(v, filename, depth + 1)
+    elif isinstance(node, list):
+        for v in node:
+            _check_keys(v, filename, depth + 1)
 
 
 def parse_yaml_text(text: str, filename: str) -> Any:
@@ -120,15 +148,25 @@ def read_text(path: Path, what: str = "file") -> str:
         raise CephsimError.single(f"the {what} is {size:,} bytes; at most "
                                   f"{format_size(MAX_YAML_BYTES)} is read", file=str(path))
     try:
-        return path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
         raise CephsimError.single(f"no such {what}", file=str(path)) from None
     except IsADirectoryError:
         raise CephsimError.single(f"is a directory, expected a {what}", file=str(path)) from None
-    except UnicodeDecodeError:
-        raise CephsimError.single("not a text (UTF-8) file", file=str(path)) from None
     except OSError as e:
         raise CephsimError.single(f"cannot read: {e.strerror or e}", file=str(path)) from None
+    bad = data.find(b"\x00")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        bad, why = e.start, f"not UTF-8 text (byte 0x{data[e.start]:02x})"
+    else:
+        why = "a NUL byte: not a text file"
+        if bad < 0:
+            return text
+    line = data.count(b"\n", 0, bad) + 1
+    raise CephsimError.single(why, file=str(path), line=line,
+                              column=bad - (data.rfind(b"\n", 0, bad) + 1) + 1)
 
 
 def located(msg: str, file: str, data: Any, *loc: Any) -> Problem:
@@ -168,8 +206,12 @@ def unknown_keys(node: dict[Any, Any], known: Sequence[str], what: str, file: st
     return out
 
 
-def read_scenario_data(path: Path) -> Any:
+def read_scenario_data(path: Path, text_keys: bool = True) -> Any:
+    """A YAML mapping from ``path``; ``text_keys``: every key must be text (a field name),
+    as in a scenario (a flush-sweep file keys its figures by job count)."""
     data = parse_yaml_text(read_text(path), str(path))
+    if text_keys:
+        _check_keys(data, str(path))
     if data is None:
         raise CephsimError.single("the file is empty", file=str(path))
     if not isinstance(data, dict):
@@ -220,8 +262,12 @@ def apply_override(data: Any, keys: list[str], value: Any, origin: str) -> tuple
                 node = node[idx]
             continue
         if not isinstance(node, dict):
-            raise CephsimError.single(f"{where}: cannot set a field inside a {type(node).__name__}",
-                                      file=origin)
+            parent = ".".join(keys[:i]) or "(top level)"
+            kind = ("a number" if isinstance(node, (int, float)) and not isinstance(node, bool)
+                    else "text" if isinstance(node, str) else "a yes/no value"
+                    if isinstance(node, bool) else "empty" if node is None else type(node).__name__)
+            raise CephsimError.single(f"{where}: {parent} is {kind} ({node!r}), not a section "
+                                      f"with fields: it has no field {key!r}", file=origin)
         resolved.append(key)
         if last:
             node[key] = value
@@ -429,6 +475,10 @@ def validation_problems(err: ValidationError, data: Any, filename: str | None,
             msg = _bound_message(e, Scenario, loc) or msg
         if e["type"] == "union_tag_invalid" or "discriminator" in msg:
             msg = msg.replace("Input tag", "distribution")
+        if e["type"] in ("model_type", "model_attributes_type", "dict_type"):
+            # pydantic names its class ("a valid dictionary or instance of HostGroup")
+            msg = (f"expected a section of fields (key: value), got "
+                   f"{_shown(e.get('input'))}")
         key = (path, msg)
         if key in seen:
             continue
@@ -440,6 +490,14 @@ def validation_problems(err: ValidationError, data: Any, filename: str | None,
             line, col = _position(data, loc)
             problems.append(Problem(msg, file=filename, line=line, column=col, path=path))
     return problems
+
+
+def _shown(v: Any) -> str:
+    """A value as the user wrote it, shortened."""
+    if isinstance(v, (list, tuple)):
+        return "a list"
+    text = "null" if v is None else str(v).lower() if isinstance(v, bool) else repr(v)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _present(data: Any, loc: tuple[Any, ...]) -> bool:
