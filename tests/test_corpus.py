@@ -229,3 +229,10 @@ def test_a_statistic_the_scale_barely_moves_does_not_fit_it() -> None:
     assert both.x["reef"] == pytest.approx(alone.x["reef"], abs=1e-6)
     assert corpus.informs_scale(cpu_bound.emulators["lat.mean"])
     assert not corpus.informs_scale(disk_bound.emulators["lat.mean"])
+
+
+def test_a_named_ratio_file_that_is_missing_is_an_error(tmp_path: Path) -> None:
+    files = _tiny_cases(tmp_path)
+    r = runner.invoke(app, ["accuracy", *map(str, files), "--ratios", str(tmp_path / "nope.yaml"),
+                            "--seeds", "1", "--ios", "200", "-q"])
+    assert r.exit_code == 2 and "no such release-ratio file" in r.output

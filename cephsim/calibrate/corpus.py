@@ -89,11 +89,9 @@ class ReleaseRatio:
 
 
 def load_ratios(path: Path) -> list[ReleaseRatio]:
-    """The release-ratio file (a missing file is no evidence: an empty list)."""
+    """The release-ratio file (calibration/release-ratios.yaml)."""
     from cephsim.scenario.load import located, parse_yaml_text, read_text
 
-    if not path.exists():
-        return []
     data = parse_yaml_text(read_text(path, "release-ratio file"), str(path))
     out = []
     items = data.get("ratios") if isinstance(data, dict) else None
