@@ -27,6 +27,7 @@ from __future__ import annotations
 import bisect
 import io
 import math
+import re
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,6 +54,9 @@ class Step:
     cats: tuple[int, int, int, int, int]  #: network, cpu, wake, disk, queue (ns)
     host: str = ""
     what: str = ""
+    #: a network step's sender and receiver roles (client, primary, replica N): decided by
+    #: the threads on either side of it, not by the hosts, which may hold several roles
+    ends: tuple[str, str] = ("", "")
 
     @property
     def dur(self) -> int:
@@ -237,13 +241,36 @@ def _greedy(spans: Any, submit: int, complete: int, by_end: dict[int, list[int]]
 # ------------------------------------------------------------------ hosts and wording
 
 
+_OSD_RESOURCE = re.compile(r"(osd\d+)\.(?!job\d+\.|osd\d+-con\.)")
+
+
+def osd_of(resource: str) -> str | None:
+    """``osd6`` for one of OSD 6's threads or devices (``osd6.msgr0``, ``osd6.disk``); None
+    for a client's (``<host>.job0.msgr0``, ``<host>.osd6-con.kworker``: a host may be named
+    like an OSD, as the quickstart's ``osd0``), the network and waits."""
+    m = _OSD_RESOURCE.match(resource)
+    return m.group(1) if m else None
+
+
+def display_name(resource: str) -> str:
+    """A thread or device as Ceph names its daemon (``osd.6.msgr0``); a client's thread
+    (``osd0.job0.app`` on a host named osd0) and the network (``osd0->osd1``) as they are."""
+    osd = osd_of(resource)
+    return f"osd.{osd[3:]}{resource[len(osd):]}" if osd else resource
+
+
+def _owner(resource: str) -> str:
+    """The OSD (``osd6``) or client job (``<host>.job0``) a thread belongs to."""
+    return osd_of(resource) or resource.rsplit(".", 1)[0]
+
+
 def _host_of(resource: str, osd_host: dict[int, str]) -> str:
     if resource.startswith("net "):
         return "network"
-    head = resource.split(".", 1)[0]
-    if head.startswith("osd") and head[3:].isdigit():
-        return osd_host.get(int(head[3:]), head)
-    return head
+    osd = osd_of(resource)
+    if osd is not None:
+        return osd_host.get(int(osd[3:]), osd)
+    return resource.split(".", 1)[0]
 
 
 def _net_ends(resource: str) -> tuple[str, str]:
@@ -262,8 +289,8 @@ def _shared_spans_per_osd(spans: list, shared: dict[str, str],
         return spans
     osd_on: dict[str, str] = {}
     for sp in spans:
-        head = sp[0].split(".", 1)[0]
-        if sp[0] not in shared and head.startswith("osd") and head[3:].isdigit():
+        head = osd_of(sp[0])
+        if sp[0] not in shared and head is not None:
             osd_on.setdefault(osd_host.get(int(head[3:]), ""), head)
     out = []
     for sp in spans:
@@ -315,13 +342,13 @@ def handed_by(spans: Sequence[tuple[str, str, int, int, int, int]]) -> dict[tupl
     out = dict(direct)
     for sp in sorted(spans, key=lambda x: (x[2], x[4])):  # in arrival order, each hand-over once
         src0 = direct[(sp[0], sp[4])]
-        osd = sp[0].split(".", 1)[0]
+        osd = _owner(sp[0])
         lock_wait = (_thread(sp[0]) == "shard" and _thread(src0) == "shard"
-                     and src0.split(".", 1)[0] == osd)
+                     and _owner(src0) == osd)
         if src0 != sp[0] and not lock_wait:
             continue
         pending = [(o[4], o[0]) for o in spans
-                   if o[0].split(".", 1)[0] == osd and o[0] != sp[0] and o[4] <= sp[2]
+                   if _owner(o[0]) == osd and o[0] != sp[0] and o[4] <= sp[2]
                    and _thread(o[0]) in ("msgr", "kv_final") and (o[0], o[4]) not in taken]
         if pending:
             end, src = max(pending)
@@ -343,6 +370,25 @@ def flush_sent(resource: str, cache_flushed: set[str] | None) -> bool:
     return cache_flushed is None or resource in cache_flushed
 
 
+def op_roles(spans: Sequence[tuple[Any, ...]]) -> dict[str, str]:
+    """Each OSD's role in this op, by its name (``osd6``): the first OSD the op reaches is
+    its primary, the others replicas in the order the op reaches them."""
+    roles: dict[str, str] = {}
+    for sp in sorted(spans, key=lambda x: (x[2], x[3])):
+        head = osd_of(sp[0])
+        if head is not None and head not in roles:
+            roles[head] = "primary" if not roles else f"replica {len(roles)}"
+    return roles
+
+
+def role_for(resource: str, roles: dict[str, str]) -> str:
+    """The role of the thread or device ``resource`` in the op: its OSD's, else the client's."""
+    if resource.startswith("net ") or resource == "(wait)":
+        return ""
+    osd = osd_of(resource)
+    return "client" if osd is None else roles.get(osd, "client")
+
+
 def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
              nbytes: int, write_mode: str, is_write: bool = True,
              came_from: dict[tuple[str, int], str] | None = None, engine: str = "rbd",
@@ -353,6 +399,10 @@ def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
     that queue on one shard thread: a replica's reply (handed over by a msgr-worker)
     from the local commit callback (handed over by kv_final)."""
     came_from = came_from or {}
+
+    def side(k: int) -> str:  # the role of the thread at step k (a net step has none)
+        return role_for(steps[k].resource, roles) if 0 <= k < len(steps) else ""
+
     seen_app = False
     seen_net = False  #: the op has left the client (later app work is the completion)
     seen_primary_shard = False
@@ -361,13 +411,14 @@ def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
     for j, s in enumerate(steps):
         prev = steps[j - 1] if j else None
         nxt = steps[j + 1] if j + 1 < len(steps) else None
-        role = roles.get(s.host, "")
+        role = role_for(s.resource, roles)
         th = _thread(s.resource)
-        osd = s.resource.split(".", 1)[0]
-        seen_net = seen_net or s.kind == "net" or osd.startswith("osd")
+        osd = osd_of(s.resource) or ""
+        seen_net = seen_net or s.kind == "net" or bool(osd)
         if s.kind == "net":
             a, b = _net_ends(s.resource)
-            ra, rb = roles.get(a, ""), roles.get(b, "")
+            ra, rb = side(j - 1), side(j + 1)
+            s.ends = (ra, rb)
             if ra == "client":
                 w = (f"MOSDOp: the write request and its {nbytes // 1024} KiB travel to the primary"
                      if is_write else "MOSDOp: the read request travels to the primary")
@@ -427,12 +478,17 @@ def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
         elif th == "kworker":
             s.what = "kernel client (libceph kworker)"
         elif th == "msgr":
-            sending = nxt is not None and nxt.kind == "net"
+            # who takes the message next, and who sent what this worker received: across the
+            # wire (a net step between) or on this host (loopback: the next thread directly)
+            wire_out = nxt is not None and nxt.kind == "net"
+            nh = side(j + 2) if wire_out else side(j + 1)
+            frm = side(j - 2) if prev is not None and prev.kind == "net" else side(j - 1)
+            sending = nh not in ("", role)
+            loop = "" if wire_out else " (loopback: to this host)"
             if role == "client":
-                s.what = ("client msgr-worker: encodes MOSDOp, kernel TCP send" if sending else
-                          "client msgr-worker: TCP receive, decodes the reply")
+                s.what = (f"client msgr-worker: encodes MOSDOp, kernel TCP send{loop}" if sending
+                          else "client msgr-worker: TCP receive, decodes the reply")
             elif sending:
-                nh = roles.get(_net_ends(nxt.resource)[1], "") if nxt else ""
                 s.what = (f"{role} msgr-worker: " + (("sends MOSDOpReply to the client (commit_sent)"
                                                       if is_write else
                                                       "sends MOSDOpReply with the data to the client")
@@ -442,8 +498,7 @@ def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
             else:
                 s.what = f"{role} msgr-worker: TCP receive, decodes the message" + (
                     ", queues the op to its PG's shard (initiated -> queued_for_pg)"
-                    if role == "primary" and prev is not None and prev.kind == "net"
-                    and roles.get(_net_ends(prev.resource)[0]) == "client" else "")
+                    if role == "primary" and frm == "client" else "")
         elif th == "shard":
             if role == "primary" and not is_write:
                 if nxt is not None and nxt.kind == "read":
@@ -566,26 +621,17 @@ def explain(path: str | Path, overrides: Sequence[str] | None = None, which: str
     host_of = {sp[0]: _host_of(sp[0], r.osd_host) for sp in spans}
     for s in steps:
         s.host = host_of.get(s.resource, "")
-    # roles: client, primary, replicas (in order of first appearance)
-    roles: dict[str, str] = {}
-    groups: list[tuple[str, str]] = []
-    client = host_of.get(spans[0][0], "client") if spans else "client"
-    roles[client] = "client"
-    nets = [sp for sp in sorted(spans, key=lambda x: (x[2], x[3])) if sp[1] == "net"]
-    primary = _net_ends(nets[0][0])[1] if nets else ""
-    roles[primary] = "primary"
-    for sp in sorted(spans, key=lambda x: (x[2], x[3])):
-        h = host_of[sp[0]]
-        if h not in roles and h != "network":
-            roles[h] = f"replica {sum(1 for v in roles.values() if v.startswith('replica')) + 1}"
-    osds_on: dict[str, list[str]] = {}
-    for sp in spans:
-        head = sp[0].split(".", 1)[0]
-        if head.startswith("osd") and head not in osds_on.setdefault(host_of[sp[0]], []):
-            osds_on[host_of[sp[0]]].append(head)
-    for h, role in roles.items():
-        osd_names = ", ".join(x.replace("osd", "osd.") for x in sorted(osds_on.get(h, [])))
-        groups.append((h, role + (f": {osd_names}" if osd_names else "")))
+    # roles by thread, not by host (a host may run the client and an OSD of the op):
+    # the OSDs in the order the op reaches them, everything else the client
+    roles = op_roles(spans)
+    parts: dict[str, list[str]] = {}  #: host -> its roles in the op, in order
+    order = sorted(spans, key=lambda x: (x[2], x[3]))
+    client = host_of.get(order[0][0], "client") if order else "client"
+    parts[client] = ["client"]
+    for head, role in roles.items():
+        h = next(host_of[sp[0]] for sp in order if osd_of(sp[0]) == head)
+        parts.setdefault(h, []).append(f"{role}: {head.replace('osd', 'osd.')}")
+    groups: list[tuple[str, str]] = [(h, "; ".join(p)) for h, p in parts.items()]
     groups.insert(1, ("network", "messages on the wire"))
     is_write = bool(a["is_write"][i])
     rel = [(sp[0], sp[1], sp[2] - submit, sp[3] - submit, sp[4] - submit, sp[5]) for sp in spans]
@@ -776,8 +822,8 @@ def timeline(ex: Explanation, width: int = WIDTH) -> str:
         out.write(f"{host} ({role})"[:width] + "\n")
         for name in names:
             short = name.split(".", 1)[1] if name.count(".") and not host == "network" else name
-            if host != "network" and name.startswith("osd"):
-                short = name.replace("osd", "osd.", 1)
+            if host != "network" and osd_of(name):
+                short = display_name(name)
             out.write(f"  {short[:label_w - 2]:<{label_w - 2}} |{''.join(rows[name])}|\n")
     out.write(f"{'':<{label_w}} one column = {per / 1e3:.1f} us\n")
     out.write("legend: on the critical path  # CPU work  ~ network  W disk write  F disk flush  "
@@ -798,8 +844,7 @@ def _nice_step(x: float) -> float:
 def steps_table(ex: Explanation) -> str:
     lines = [f"{'#':>3} {'at (us)':>8} {'takes':>8}  {'where':<22} what"]
     for i, s in enumerate(ex.steps, 1):
-        where = row_name(s.resource)
-        where = where.replace("osd", "osd.", 1) if where.startswith("osd") else where
+        where = display_name(row_name(s.resource))
         head = f"{i:>3} {s.start / 1e3:8.1f} {s.dur / 1e3:8.1f}  {where[:22]:<22} "
         wrapped = textwrap.wrap(s.what, WIDTH - len(head)) or [""]
         lines.append(head + wrapped[0])
@@ -907,10 +952,8 @@ def _read_story(ex: Explanation) -> str:
 
 
 def _roles_of(ex: Explanation, s: Step) -> str:
-    """The roles of a network step's two ends, e.g. 'client primary: osd.0'."""
-    a, b = _net_ends(s.resource)
-    roles = dict(ex.groups)
-    return roles.get(a, "") + " " + roles.get(b, "")
+    """The roles of a network step's two ends, e.g. 'client primary'."""
+    return " ".join(s.ends)
 
 
 def attribution(ex: Explanation) -> str:

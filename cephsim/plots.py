@@ -118,7 +118,7 @@ def plot_waterfall(ex: Any, path: str | Path) -> Path:
     plt = _plt()
     from matplotlib.patches import Patch
 
-    from cephsim.explain import row_name
+    from cephsim.explain import display_name, row_name
 
     crit = {(s.resource, s.start, s.end) for s in ex.steps}
     rows: list[tuple[str, str]] = []  # (host, row name)
@@ -138,7 +138,7 @@ def plot_waterfall(ex: Any, path: str | Path) -> Path:
         a = len(rows)
         for n in names:
             rows.append((host, n))
-            labels.append(n.replace("osd", "osd.", 1) if n.startswith("osd") else n)
+            labels.append(display_name(n))
         group_bounds.append((a, len(rows), f"{host} ({role})"))
     index = {n: i for i, (_, n) in enumerate(rows)}
     fig, ax = plt.subplots(figsize=(12, 0.28 * len(rows) + 2.2))

@@ -214,7 +214,7 @@ def test_a_reply_that_waited_for_the_pg_lock_is_named_by_its_messenger() -> None
              Step("osd4.shard7.t1", "cpu", 582_954, 619_732, (0, 36_778, 0, 0, 0), "node2"),
              Step("osd4.shard7.t0", "cpu", 619_732, 666_894, (0, 47_162, 0, 0, 0), "node2"),
              Step("osd4.msgr0", "cpu", 666_894, 695_390, (0, 28_496, 0, 0, 0), "node2")]
-    describe(steps, {s.resource: "node2" for s in steps}, {"node2": "primary"}, 4096,
+    describe(steps, {s.resource: "node2" for s in steps}, {"osd4": "primary"}, 4096,
              "direct", True, came)
     assert "do_op" in steps[0].what
     assert "handles the replica's reply" in steps[2].what
@@ -313,3 +313,57 @@ def test_a_flush_is_named_for_what_the_device_does_with_it(median) -> None:
     flushes = [s.what for s in consumer.steps if s.kind == "flush"]
     assert flushes and all(w.startswith("disk cache flush (fdatasync)") for w in flushes), flushes
     assert "write and a cache flush" in render(consumer)
+
+
+def _osd_steps_say_their_role(ex) -> None:
+    """Every step of an OSD's thread is told as that OSD's role; no OSD step is the
+    client's, no client step an OSD's; each message is named by who sends and who takes it."""
+    from cephsim.explain import osd_of
+
+    roles = {}
+    for _, label in ex.groups:
+        for part in label.split("; "):
+            role, _, osds = part.partition(": ")
+            for o in filter(None, osds.split(", ")):
+                roles[o.replace("osd.", "osd")] = role
+    for s in ex.steps:
+        osd = osd_of(s.resource)
+        if s.kind == "cpu" and ("msgr" in s.resource or "shard" in s.resource):
+            who = roles[osd] if osd else "client"
+            assert s.what.startswith(who + " "), (s.resource, who, s.what)
+        if s.kind == "net":
+            a, b = s.ends
+            if "MOSDRepOp:" in s.what:
+                assert a == "primary" and b.startswith("replica"), (s.ends, s.what)
+            if "MOSDOpReply" in s.what:
+                assert (a, b) == ("primary", "client"), (s.ends, s.what)
+
+
+@pytest.mark.parametrize("overrides", [
+    ["workload.clients=[osd0]"],                   # the client on an OSD host (named like an OSD)
+    ["workload.clients=[osd0]", "pool.size=1"],
+    ["pool.size=3"],
+], ids=["client-on-osd-host", "size-1", "size-3"])
+@pytest.mark.parametrize("which", ["median", "p99"])
+def test_explain_labels_roles_by_the_op_not_by_the_host(overrides, which):
+    from cephsim.explain import explain
+
+    ex = explain(ROOT / "scenarios" / "quickstart.yaml", ["run.ios=400", *overrides], which=which)
+    _osd_steps_say_their_role(ex)
+    labels = dict(ex.groups)
+    assert sum("primary" in v for v in labels.values()) == 1
+    n_replicas = sum(v.count("replica") for v in labels.values())
+    assert n_replicas == (0 if "pool.size=1" in overrides else 2)
+
+
+def test_a_local_primary_is_reached_over_loopback():
+    """With the client on the host of the op's primary, the client's messenger hands the
+    op over on the host; the primary's messenger queues it and, at the end, sends the reply
+    to the client: no step calls the primary's threads the client's."""
+    from cephsim.explain import explain
+
+    ex = explain(ROOT / "scenarios" / "hci-3node-full-mesh.yaml", ["run.ios=400"])
+    _osd_steps_say_their_role(ex)
+    for which in ("p50", "p90", "p99"):
+        _osd_steps_say_their_role(explain(ROOT / "scenarios" / "quickstart.yaml",
+                                          ["run.ios=400", "workload.clients=[osd0]"], which=which))

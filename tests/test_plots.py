@@ -72,3 +72,20 @@ def test_sweep_error_bars_stop_at_zero_and_are_counted() -> None:
     cut: list[float] = []
     lower, upper = _bars([772.0, 528.0], [1044.0, None], 1.0, cut)
     assert lower == [772.0, 0.0] and upper == [1044.0, 0.0] and cut == [772.0]
+
+
+def test_explain_plot_labels_name_osds_and_leave_hosts_alone(tmp_path, monkeypatch):
+    """Row labels come from the model's names: OSD 0's threads as osd.0.*, a client thread
+    on a host named osd0 as osd0.job0.*, and the network rows as host->host (the old string
+    edit turned 'osd0->osd1' into 'osd.0->osd1' and the client's rows into 'osd.0.job0')."""
+    from cephsim.explain import explain
+
+    figs: list = []
+    monkeypatch.setattr(plots, "_save", lambda fig, path: figs.append(fig) or Path(path))
+    ex = explain(ROOT / "scenarios" / "quickstart.yaml", ["run.ios=300", "workload.clients=[osd0]"])
+    plots.plot_waterfall(ex, tmp_path / "x.png")
+    labels = [t.get_text() for t in figs[0].axes[0].get_yticklabels()]
+    assert any(lb.startswith("osd0.job0.") for lb in labels), labels
+    assert not any(lb.startswith("osd.0.job") for lb in labels), labels
+    assert any(lb.startswith("osd.0.msgr") for lb in labels), labels
+    assert any("->" in lb and not lb.startswith("osd.") for lb in labels), labels
