@@ -83,6 +83,14 @@ class Format(str, Enum):
     json = "json"
 
 
+class RunFormat(str, Enum):
+    """``run``'s formats: fio's normal output, its JSON, or json+ (JSON with each
+    direction's latency histogram bins, as fio's --output-format=json+ writes them)."""
+    text = "text"
+    json = "json"
+    jsonplus = "json+"
+
+
 ScenarioArg = Annotated[Path, typer.Argument(help="Scenario YAML file.", show_default=False)]
 SetOpt = Annotated[Optional[list[str]], typer.Option(
     "--set", help="Override a field: dotted.path=value (YAML value, units allowed). "
@@ -120,7 +128,10 @@ def _emit(text: str, output: Path | None) -> None:
 
 @app.command()
 def run(scenario: ScenarioArg, seed: SeedOpt = None, set_: SetOpt = None,
-        format: FormatOpt = Format.text, output: OutputOpt = None,
+        format: Annotated[RunFormat, typer.Option(
+            "--format", "-f", help="Output format: text, json, or json+ (fio's JSON with the "
+            "latency bins).")] = RunFormat.text,
+        output: OutputOpt = None,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
         ) -> None:
     """Simulate a scenario and print a fio-style report (or fio-compatible JSON)."""

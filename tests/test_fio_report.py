@@ -325,3 +325,40 @@ def test_display_lat_unit_choice() -> None:
     assert display_lat("clat", 2001, 100_000, 5000.0, 1000.5).startswith("    clat (usec)")
     line = display_lat("clat", 8_000_000, 259_000_000, 61_060_000.0, 13_080_000.0)
     assert line == "    clat (msec): min=8, max=259, avg=61.06, stdev=13.08\n"
+
+
+def _read_like_jsonplus_clat2csv(doc: dict) -> dict[tuple[int, str], list[tuple[int, int]]]:
+    """What fio's tools/fio_jsonplus_clat2csv reads of a json+ file (written here from its
+    description, not copied): every job's read/write/trim 'clat_ns' 'bins', a mapping of a
+    latency bucket (ns, as a string) to its count, which it sorts and accumulates."""
+    out = {}
+    for i, job in enumerate(doc["jobs"]):
+        for ddir in ("read", "write", "trim"):
+            bins = job.get(ddir, {}).get("clat_ns", {}).get("bins")
+            if bins:
+                out[(i, ddir)] = sorted((int(k), int(v)) for k, v in bins.items())
+    return out
+
+
+def test_run_json_plus_is_readable_as_fio_writes_it(run_cli, tmp_path):
+    QS = str(Path(__file__).resolve().parents[1] / "scenarios" / "quickstart.yaml")
+    out = tmp_path / "r.json"
+    r = run_cli("run", QS, "--set", "run.ios=800", "--set", "workload.rw=randrw",
+                "-f", "json+", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    doc = json.loads(out.read_text())
+    read = _read_like_jsonplus_clat2csv(doc)
+    assert {d for _, d in read} == {"read", "write"}
+    for (i, ddir), bins in read.items():
+        d = doc["jobs"][i][ddir]
+        assert sum(c for _, c in bins) == d["total_ios"] == d["clat_ns"]["N"]
+        # fio's percentiles come from the same histogram: p99 is the bucket where the
+        # running count reaches 99 % of the total
+        total, run_ = d["total_ios"], 0
+        for ns, c in bins:
+            run_ += c
+            if run_ >= 0.99 * total:
+                break
+        assert d["clat_ns"]["percentile"]["99.000000"] == ns
+    plain = json.loads(run_cli("run", QS, "--set", "run.ios=200", "-f", "json").stdout)
+    assert "bins" not in plain["jobs"][0]["write"]["clat_ns"]

@@ -45,8 +45,8 @@ def power_text(res: RunResult) -> str:
 
 
 def render_run(res: RunResult, fmt: str) -> str:
-    if fmt == "json":
-        return dumps_fio_json(result_document(res)) + "\n"
+    if fmt in ("json", "json+"):
+        return dumps_fio_json(result_document(res, plus=fmt == "json+")) + "\n"
     sc = res.scenario
     head = (f"cephsim: {sc.name} (seed {res.seed}, {res.records.count()} I/Os measured, "
             f"{sc.ceph.release}, pool size {sc.pool.size}, "
