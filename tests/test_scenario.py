@@ -351,3 +351,32 @@ def test_bad_db_device_settings_fail_the_cli_at_their_line(run_cli, tmp_path, os
     text = text.replace(old, f"osds: {osds}", 1)
     line = text[: text.index("osds: {")].count("\n") + 1
     _fails_at(run_cli, tmp_path, text, line, msg, "run")
+
+
+def test_set_into_a_catalog_entry_changes_that_figure_only():
+    """--set hosts.osd.osds.disk.write_4k=... makes the named catalog drive an inline copy
+    of itself with that one figure changed (and its source saying so); the other hosts and
+    the catalog keep theirs."""
+    from cephsim.catalog.load import load_catalog
+    from cephsim.scenario.load import load_resolved
+
+    qs = ROOT / "scenarios" / "quickstart.yaml"
+    _, base = load_resolved(qs, [])
+    sc, r = load_resolved(qs, ["hosts.osd.osds.disk.write_4k=200us"])
+    disk = sc.hosts[0].osds.disk
+    cat = load_catalog().get("disk", "pm9a3")
+    assert not isinstance(disk, str) and "changed by --set" in disk.name
+    assert disk.write_4k != cat.write_4k and disk.read_4k == cat.read_4k
+    assert disk.sources["write_4k"].source.startswith("--set hosts.osd.osds.disk.write_4k=200us")
+    assert disk.sources["read_4k"] == cat.sources["read_4k"]
+    assert r.hosts[0].disk.write_4k != base.hosts[0].disk.write_4k
+    # a default the file leaves out (the switch) can be changed the same way
+    sc2, _ = load_resolved(qs, ["network.topology.switch.latency=5us"])
+    assert "changed by --set" in sc2.network.topology.switch.name
+
+
+def test_set_into_a_catalog_entry_that_does_not_exist_is_refused(run_cli):
+    qs = str(ROOT / "scenarios" / "quickstart.yaml")
+    r = run_cli("validate", qs, "--set", "hosts.osd.osds.disk=nope-drive",
+                "--set", "hosts.osd.osds.disk.write_4k=1ms")
+    assert r.exit_code == 2 and "no disk 'nope-drive' in the catalog" in r.output

@@ -7,6 +7,7 @@ value that came from ``--set`` is reported as such instead of a line.
 
 from __future__ import annotations
 
+import copy
 import difflib
 import io
 import re
@@ -249,9 +250,17 @@ def apply_override(data: Any, keys: list[str], value: Any, origin: str) -> tuple
     """
     node = data
     resolved: list[str] = []
+    expanded: tuple[Any, str] | None = None  #: a catalog entry made inline, and its field
     for i, key in enumerate(keys):
         last = i == len(keys) - 1
         where = ".".join(keys[: i + 1])
+        if (not last and isinstance(node, dict) and key in CATALOG_REFS
+                and isinstance(node.get(key, CATALOG_DEFAULTS.get(key)), str)):
+            # a field of a catalog entry (--set hosts.osd.osds.disk.write_4k=15us): the
+            # entry becomes an inline copy of itself, with that figure changed
+            node[key] = catalog_copy(CATALOG_REFS[key], node.get(key, CATALOG_DEFAULTS.get(key)),
+                                     origin, where)
+            expanded = (node[key], keys[i + 1])
         if isinstance(node, list):
             idx = _list_index(node, key, origin, where)
             resolved.append(str(idx))
@@ -271,12 +280,38 @@ def apply_override(data: Any, keys: list[str], value: Any, origin: str) -> tuple
         resolved.append(key)
         if last:
             node[key] = value
+            if expanded is not None and isinstance(expanded[0].get("sources"), dict):
+                expanded[0]["sources"][expanded[1]] = {
+                    "source": f"{origin} (given by the user)", "basis": "estimate",
+                    "note": "set on the command line, replacing the catalog's figure"}
         else:
             if key not in node or node[key] is None:
                 node[key] = CommentedMap()
             node[key] = _own_copy(node[key])
             node = node[key]
     return tuple(resolved)
+
+
+#: scenario fields that name a catalog entry, and the catalog kind they name
+CATALOG_REFS = {"cpu": "cpus", "nic": "nics", "disk": "disks", "db_disk": "disks",
+                "switch": "switches", "spine": "switches"}
+#: such a field's default where the scenario may leave it out
+CATALOG_DEFAULTS = {"switch": "generic-cut-through-25g"}
+
+
+def catalog_copy(kind: str, entry_id: str, origin: str, where: str) -> CommentedMap:
+    """The catalog entry ``entry_id`` as an inline mapping (figures, sources and all), named
+    as changed, so that a --set can change one of its figures."""
+    from cephsim.catalog.load import KINDS, _read
+
+    raw = _read(KINDS[kind][0]).get(entry_id)
+    if not isinstance(raw, dict) or entry_id.startswith("_"):
+        raise CephsimError.single(f"{where}: no {kind[:-1]} {entry_id!r} in the catalog to change "
+                                  f"(see `cephsim catalog {kind}`)", file=origin)
+    out = CommentedMap(copy.deepcopy(raw))
+    out["name"] = f"{raw.get('name', entry_id)} (catalog {entry_id}, changed by --set)"
+    out["sources"] = dict(out.get("sources") or {})
+    return out
 
 
 def _own_copy(node: Any) -> Any:
