@@ -413,3 +413,23 @@ def test_override_messages_say_what_is_there(run_cli):
                        "expected a section of fields (key: value), got 3")
     assert_short_error(run_cli("run", qs, "--set", "run.ios=100", "-o", ""),
                        "an empty name (or '.') is the current directory")
+
+
+def test_the_fuzz_script_finds_nothing_unclean_in_a_short_run(tmp_path):
+    """tools/fuzz.py (the robustness benchmark; docs/robustness.md has its full run) on a
+    few dozen mutations of each kind: every answer is exit 0 or a located exit 2."""
+    import subprocess
+    import sys
+
+    report = tmp_path / "r.md"
+    r = subprocess.run([sys.executable, str(ROOT / "tools" / "fuzz.py"), "--scenarios", "40",
+                        "--files", "40", "--seed", "7", "--report", str(report)],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    assert "Cases that are not clean (0)" in report.read_text()
+
+
+def test_a_yaml_number_too_long_to_be_a_figure_is_located(tmp_path, run_cli):
+    p = tmp_path / "s.yaml"
+    p.write_text("name: t\npool: {size: " + "9" * 5000 + "}\n")
+    assert_short_error(run_cli("validate", str(p)), f"{p}:2:14:", "a number of 5000 digits")
