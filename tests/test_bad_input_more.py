@@ -433,3 +433,14 @@ def test_a_yaml_number_too_long_to_be_a_figure_is_located(tmp_path, run_cli):
     p = tmp_path / "s.yaml"
     p.write_text("name: t\npool: {size: " + "9" * 5000 + "}\n")
     assert_short_error(run_cli("validate", str(p)), f"{p}:2:14:", "a number of 5000 digits")
+
+
+def test_an_error_about_a_default_says_the_file_leaves_it_out(tmp_path, run_cli):
+    """classic-osd-single-node without its pool section: the default size 3 cannot be
+    placed on its one host.  The file has no line for it; the message says it is the
+    default, instead of pointing at nothing."""
+    text = (ROOT / "scenarios" / "classic-osd-single-node.yaml").read_text()
+    p = tmp_path / "s.yaml"
+    p.write_text("\n".join(ln for ln in text.split("\n") if not ln.startswith("pool:")) + "\n")
+    assert_short_error(run_cli("validate", str(p)), f"{p}", "pool.size: size 3 is larger",
+                       "pool.size is not in the file: its default applies")

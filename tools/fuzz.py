@@ -39,7 +39,8 @@ LOCATED = re.compile(r"(\S+\.(yaml|yml|json|txt|out)(:\d+(:\d+)?)?:|--set \S+|--
 WITH_LINE = re.compile(r"\S+:\d+(:\d+)?:")
 #: verdicts about a file as a whole, which no one line carries
 WHOLE_FILE = re.compile(r"bytes|is empty|only whitespace|unrecognised measurement file|"
-                        r"not a fio result|carries no measurement|no such")
+                        r"not a fio result|carries no measurement|no such|"
+                        r"is not in the file: its default applies")
 
 VALUES = ["null", "~", "true", "-1", "0", "1e309", "-1e309", ".nan", ".inf", "9" * 5000,
           "'x'", "[]", "{}", "[1, 2]", "{a: 1}", "10GHz", "5ms", "3KiB", "1e-30", "2**64",

@@ -533,6 +533,10 @@ def validation_problems(err: ValidationError, data: Any, filename: str | None,
             problems.append(Problem(msg, file=origin, path=path))
         else:
             line, col = _position(data, loc)
+            if loc and not _present(data, loc) and e["type"] != "missing":
+                # a default the file leaves out: say so, or the message seems to point at
+                # nothing (at the nearest key the file has, if any)
+                msg += f" ({path} is not in the file: its default applies)"
             problems.append(Problem(msg, file=filename, line=line, column=col, path=path))
     return problems
 
