@@ -37,9 +37,11 @@ def _yaml() -> YAML:
 MAX_YAML_BYTES = 4 * 1024**2
 MAX_YAML_DEPTH = 64
 MAX_YAML_NODES = 200_000
-#: a plain scalar of more digits than any figure has (Python's int() refuses 4,300 and
-#: more, with advice about sys.set_int_max_str_digits that means nothing to a user)
-_LONG_NUMBER = re.compile(r"[-+]?\d{31,}")
+#: a plain scalar of more digits than Python's int() reads (it refuses 4,300 and more, with
+#: advice about sys.set_int_max_str_digits that means nothing to a user); shorter ones reach
+#: the field's own range check, which names the field
+MAX_NUMBER_DIGITS = 4000
+_LONG_NUMBER = re.compile(r"[-+]?\d{%d,}" % (MAX_NUMBER_DIGITS + 1))
 
 
 def check_yaml_bounds(text: str, filename: str) -> None:
@@ -77,7 +79,8 @@ def check_yaml_bounds(text: str, filename: str) -> None:
                 if (isinstance(value, str) and not getattr(ev, "style", None)
                         and _LONG_NUMBER.fullmatch(value)):
                     raise CephsimError.single(
-                        f"a number of {len(value.lstrip('+-'))} digits: at most 30 are read",
+                        f"a number of {len(value.lstrip('+-'))} digits: at most "
+                        f"{MAX_NUMBER_DIGITS} are read",
                         file=filename, line=line,
                         column=ev.start_mark.column + 1 if ev.start_mark else None)
                 size = sizes.get(ev.anchor, 1) if isinstance(ev, AliasEvent) else 1
