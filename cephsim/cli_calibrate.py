@@ -153,16 +153,20 @@ def register(app: typer.Typer) -> None:
         """Leave-one-cluster-out: predict each published cluster from a joint fit on the others."""
         try:
             from cephsim.calibrate.accuracy import case_files, replace_block, run_accuracy
+            from cephsim.calibrate.cases import load_cases
             from cephsim.output import check_outputs, write_atomic
 
             paths = case_files(files)
-            cases, v, command = run_accuracy(paths, seeds, ios, jobs,
-                                             None if quiet else
-                                             (lambda s: print(s, file=sys.stderr, flush=True)),
-                                             ratios)
-            if output is not None or readme is not None:
-                check_outputs({"--output": output, "--readme": readme},
-                              list(paths) + _case_references(cases))
+            cases = load_cases(list(paths))
+            # before a run of minutes, not after it: the outputs, and the README's block
+            check_outputs({"--output": output, "--readme": readme},
+                          list(paths) + _case_references(cases))
+            if readme is not None:
+                replace_block(readme, [])
+            v, command = run_accuracy(cases, paths, seeds, ios, jobs,
+                                      None if quiet else
+                                      (lambda s: print(s, file=sys.stderr, flush=True)),
+                                      ratios)
             new_readme = None
             if readme is not None:
                 from cephsim.calibrate.corpus import summary_lines

@@ -67,3 +67,9 @@ def not_a_regular_file(path: object) -> str | None:
         if test(mode):
             return f"is {kind}, expected a regular file"
     return None
+
+
+def byte_line_col(data: bytes, offset: int) -> tuple[int, int]:
+    """1-based (line, column) of byte ``offset`` in ``data``: where a bad byte of an input
+    file is reported."""
+    return data.count(b"\n", 0, offset) + 1, offset - (data.rfind(b"\n", 0, offset) + 1) + 1

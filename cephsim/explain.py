@@ -389,7 +389,7 @@ def role_for(resource: str, roles: dict[str, str]) -> str:
     return "client" if osd is None else roles.get(osd, "client")
 
 
-def describe(steps: list[Step], host_of: dict[str, str], roles: dict[str, str],
+def describe(steps: list[Step], roles: dict[str, str],
              nbytes: int, write_mode: str, is_write: bool = True,
              came_from: dict[tuple[str, int], str] | None = None, engine: str = "rbd",
              cache_flushed: set[str] | None = None) -> None:
@@ -641,7 +641,7 @@ def explain(path: str | Path, overrides: Sequence[str] | None = None, which: str
         for dev, role in ((osd.disk, "disk"), (osd.db, "db" if osd.db is not osd.disk else "disk")):
             if dev.barrier:
                 cache_flushed.update((dev.name, f"{osd.name}.{role}"))
-    describe(steps, host_of, roles, sc.workload.bs, r.ceph.write_mode, is_write, handed_by(rel),
+    describe(steps, roles, sc.workload.bs, r.ceph.write_mode, is_write, handed_by(rel),
              sc.workload.engine, cache_flushed)
     ex = Explanation(scenario=sc.name, path=str(path), seed=seed, which=which, seq=seq,
                      latency_ns=complete - submit, acc=acc, steps=steps,

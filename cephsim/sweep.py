@@ -289,8 +289,7 @@ def execute(tasks: Sequence[Task], *, jobs: int | None = None, executor: str = "
                     results[i] = run_task(t)
                     bar.advance()
             else:
-                ex = ProcessPoolExecutor(max_workers=min(n, len(tasks)), initializer=_worker_init,
-                                         initargs=(os.getpid(),))
+                ex = new_pool(min(n, len(tasks)))
                 try:
                     _collect(ex, tasks, results, bar)
                 except BaseException:  # Ctrl-C (or an error): stop now, not after every queued run
@@ -320,6 +319,13 @@ def _collect(ex: Executor, tasks: Sequence[Task], results: list[Any], bar: Progr
     for f in as_completed(futs):
         results[futs[f]] = f.result()
         bar.advance()
+
+
+def new_pool(workers: int) -> ProcessPoolExecutor:
+    """A process pool whose workers ignore Ctrl-C and die with this process
+    (:func:`_worker_init`); stop it early with :func:`_stop_pool`."""
+    return ProcessPoolExecutor(max_workers=workers, initializer=_worker_init,
+                               initargs=(os.getpid(),))
 
 
 def _worker_init(parent: int | None = None) -> None:

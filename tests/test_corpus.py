@@ -27,7 +27,7 @@ def _case(name: str, cluster: str, release: str, measured: float, slope: float =
     c = Case(name=name, path=Path(f"{name}.yaml"), scenario_path=Path("x.yaml"), overrides=[],
              direction="write", targets=[Target(s, measured, 0.02, "synthetic") for s in stats],
              cluster=cluster)
-    d = CaseData(c, cluster, release, 2.0)
+    d = CaseData(c, release, 2.0)
     a = math.log(at_catalog if at_catalog is not None else measured)
     for s in stats:
         d.emulators[s] = Emulator(s, (a, slope, 0.0), -0.5, 0.5)

@@ -214,7 +214,7 @@ def test_a_reply_that_waited_for_the_pg_lock_is_named_by_its_messenger() -> None
              Step("osd4.shard7.t1", "cpu", 582_954, 619_732, (0, 36_778, 0, 0, 0), "node2"),
              Step("osd4.shard7.t0", "cpu", 619_732, 666_894, (0, 47_162, 0, 0, 0), "node2"),
              Step("osd4.msgr0", "cpu", 666_894, 695_390, (0, 28_496, 0, 0, 0), "node2")]
-    describe(steps, {s.resource: "node2" for s in steps}, {"osd4": "primary"}, 4096,
+    describe(steps, {"osd4": "primary"}, 4096,
              "direct", True, came)
     assert "do_op" in steps[0].what
     assert "handles the replica's reply" in steps[2].what

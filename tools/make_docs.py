@@ -129,10 +129,12 @@ def tour() -> str:
 
 def accuracy() -> tuple[list[str], str]:
     from cephsim.calibrate.accuracy import case_files, run_accuracy
+    from cephsim.calibrate.cases import load_cases
     from cephsim.calibrate.corpus import summary_lines, validation_markdown
 
-    _, v, command = run_accuracy(case_files(None), 2, 3000, None,
-                                 lambda s: print("  " + s, file=sys.stderr, flush=True))
+    paths = case_files(None)
+    v, command = run_accuracy(load_cases(list(paths)), paths, 2, 3000, None,
+                              lambda s: print("  " + s, file=sys.stderr, flush=True))
     return summary_lines(v), validation_markdown(v, command)
 
 

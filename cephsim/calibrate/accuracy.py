@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from cephsim.calibrate.cases import Case, load_cases
+from cephsim.calibrate.cases import Case
 from cephsim.calibrate.corpus import Validation, cross_validate, load_ratios
 from cephsim.errors import CephsimError
 
@@ -33,13 +33,12 @@ def case_files(given: list[Path] | None) -> list[Path]:
     return out
 
 
-def run_accuracy(paths: list[Path], seeds: int, ios: int, jobs: int | None,
+def run_accuracy(cases: list[Case], paths: list[Path], seeds: int, ios: int, jobs: int | None,
                  progress: Callable[[str], None] | None,
-                 ratios_path: Path | None = None) -> tuple[list[Case], Validation, str]:
-    """Leave-one-cluster-out over the cases' qd1 corpus.  ``ratios_path``: the
-    release-ratio file (default: calibration/release-ratios.yaml with the default corpus,
-    none with cases given by hand)."""
-    cases = load_cases(list(paths))
+                 ratios_path: Path | None = None) -> tuple[Validation, str]:
+    """Leave-one-cluster-out over the qd1 corpus of ``cases`` (read from ``paths``).
+    ``ratios_path``: the release-ratio file (default: calibration/release-ratios.yaml with
+    the default corpus, none with cases given by hand)."""
     corpus = [c for c in cases if c.corpus == "qd1" and not c.skip_reason]
     if progress:
         for c in cases:
@@ -58,7 +57,7 @@ def run_accuracy(paths: list[Path], seeds: int, ios: int, jobs: int | None,
              else f" --ratios {ratios_path}")
     command = f"cephsim accuracy{where}{named} --seeds {seeds} --ios {ios}"
     v = cross_validate(corpus, list(range(1, seeds + 1)), ios, jobs, progress, ratios)
-    return cases, v, command
+    return v, command
 
 
 def replace_block(path: Path, lines: list[str]) -> str:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 import os
 import statistics
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, get_args
@@ -70,10 +69,13 @@ class Emulator:
 @dataclass
 class CaseData:
     case: Case
-    cluster: str
     release: str
     scale0: float  #: the catalog's scale for the release
     emulators: dict[str, Emulator] = field(default_factory=dict)
+
+    @property
+    def cluster(self) -> str:
+        return self.case.cluster
 
 
 @dataclass(frozen=True)
@@ -121,7 +123,6 @@ class JointFit:
     x: dict[str, float]  #: ln(scale) per release
     sd: dict[str, float]  #: 1-sigma of ln(scale) per release
     clusters: list[str]
-    chi2: float
 
     def scale(self, release: str) -> float:
         return math.exp(self.x[release])
@@ -175,10 +176,9 @@ def _run_all(jobs: list[tuple[Case, float, int, int]], workers: int,
         progress(f"{what}: {len(jobs)} runs on {workers} worker(s)")
     if workers <= 1 or len(jobs) <= 1:
         return [_simulate(*j) for j in jobs]
-    from cephsim.sweep import _stop_pool, _worker_init
+    from cephsim.sweep import _stop_pool, new_pool
 
-    ex = ProcessPoolExecutor(max_workers=min(workers, len(jobs)), initializer=_worker_init,
-                             initargs=(os.getpid(),))
+    ex = new_pool(min(workers, len(jobs)))
     try:
         out = list(ex.map(_simulate, *zip(*jobs), chunksize=1))
     except BaseException:
@@ -198,7 +198,7 @@ def case_data(cases: list[Case]) -> list[CaseData]:
     out = []
     for c in cases:
         m = prepare(c)
-        out.append(CaseData(c, c.cluster, m.release, m.costs.scale))
+        out.append(CaseData(c, m.release, m.costs.scale))
     return out
 
 
@@ -276,7 +276,7 @@ def joint_fit(data: list[CaseData], scale0: dict[str, float],
         sd = np.full(len(RELEASES), math.inf)
     return JointFit({r: float(sol.x[i]) for r, i in idx.items()},
                     {r: float(sd[i]) for r, i in idx.items()},
-                    sorted({d.cluster for d in data}), float(2 * sol.cost))
+                    sorted({d.cluster for d in data}))
 
 
 # ------------------------------------------------------------------ cross-validation

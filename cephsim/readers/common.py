@@ -29,7 +29,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-from cephsim.errors import CephsimError, Problem, not_a_regular_file
+from cephsim.errors import CephsimError, Problem, byte_line_col, not_a_regular_file
 
 #: nanoseconds per unit, for every unit spelling the supported tools print
 TIME_UNITS_NS: dict[str, int] = {
@@ -84,17 +84,13 @@ def decode(data: bytes, name: str) -> str:
         raise ReaderError.at(name, "file is empty" if not data else "file contains only whitespace")
     nul = data.find(b"\x00")
     if nul >= 0:
-        line = data.count(b"\n", 0, nul) + 1
-        col = nul - (data.rfind(b"\n", 0, nul) + 1) + 1
         raise ReaderError.at(name, "binary data (NUL byte); expected the text output of a "
-                             "measurement tool", line, col)
+                             "measurement tool", *byte_line_col(data, nul))
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         raise ReaderError.at(name, f"not UTF-8 text (byte 0x{data[exc.start]:02x}); "
-                             "is this a binary file?", line, col) from None
+                             "is this a binary file?", *byte_line_col(data, exc.start)) from None
     if text.startswith("\ufeff"):
         text = text[1:]
     text = text.replace("\r\n", "\n").replace("\r", "\n")

@@ -20,7 +20,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.constructor import DuplicateKeyError
 from ruamel.yaml.error import MarkedYAMLError
 
-from cephsim.errors import CephsimError, Problem, not_a_regular_file
+from cephsim.errors import CephsimError, Problem, byte_line_col, not_a_regular_file
 from cephsim.scenario.schema import Scenario
 from cephsim.units import format_size, format_span, parse_duration_ns, parse_size_bytes
 
@@ -100,7 +100,7 @@ def check_yaml_bounds(text: str, filename: str) -> None:
         return
 
 
-def _check_keys(node: Any, filename: str, depth: int = 0) -> None:
+def _check_keys(node: Any, filename: str) -> None:
     """Every mapping key is text: ``null: x``, ``1: x`` or ``true: x`` are refused at their
     line (YAML reads them as null, a number, a boolean; a field name is never one)."""
     if isinstance(node, dict):
@@ -120,10 +120,10 @@ def _check_keys(node: Any, filename: str, depth: int = 0) -> None:
                 raise CephsimError.single(f"a key must be text: '{shown}' is read as {what} "
                                           f"(quote it, \"{shown}\", if it is meant as a name)",
                                           file=filename, line=line, column=col)
-            _check_keys(v, filename, depth + 1)
+            _check_keys(v, filename)
     elif isinstance(node, list):
         for v in node:
-            _check_keys(v, filename, depth + 1)
+            _check_keys(v, filename)
 
 
 def parse_yaml_text(text: str, filename: str) -> Any:
@@ -178,9 +178,8 @@ def read_text(path: Path, what: str = "file") -> str:
         why = "a NUL byte: not a text file"
         if bad < 0:
             return text
-    line = data.count(b"\n", 0, bad) + 1
-    raise CephsimError.single(why, file=str(path), line=line,
-                              column=bad - (data.rfind(b"\n", 0, bad) + 1) + 1)
+    line, col = byte_line_col(data, bad)
+    raise CephsimError.single(why, file=str(path), line=line, column=col)
 
 
 def located(msg: str, file: str, data: Any, *loc: Any) -> Problem:
