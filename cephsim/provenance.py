@@ -14,7 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 #: what decides a simulated number: the model, its data, and the statistics reported
 MODEL_SOURCES = ("components", "engine", "metrics", "catalog", "scenario/schema.py", "writepath.py",
-                 "workload.py", "resolve.py", "software.py", "dists.py", "rng.py",
+                 "workload.py", "resolve.py", "software.py", "debuglog.py", "dists.py", "rng.py",
                  "runner.py", "units.py", "report/fio_stats.py", "report/fio_hist.py",
                  "calibrate/corpus.py", "calibrate/objective.py")
 #: an opening marker: <!-- generated: NAME (model HASH) ... -->

@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from cephsim.catalog.load import load_catalog
+from cephsim.debuglog import levels as debug_levels, lines_per_stage
 from cephsim.catalog.models import CPUModel, CState, DiskModel, NICModel, SwitchModel
 from cephsim.errors import CephsimError
-from cephsim.scenario.schema import CPUTuning, Netem, Scenario, TcpSettings
+from cephsim.scenario.schema import CPUTuning, Netem, Scenario, TcpSettings, VirtualMachine
 from cephsim.software import ReleaseCosts, release_costs
 from cephsim.units import format_size, format_span
 
@@ -130,6 +131,28 @@ class NetworkConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class MetaCache:
+    """Where an OSD finds an object's metadata (onode and extent-map shards) for an I/O.
+
+    BlueStore keeps whole onodes, with the extent-map shards loaded so far, in its onode
+    (meta) cache; one that is not there is read from RocksDB with one get for the onode
+    and one per shard the I/O's range needs (``Collection::get_onode``,
+    ``ExtentMap::fault_range``), each served from RocksDB's block cache or, failing that,
+    a 4 KiB SST block read from the DB device.  The caches are sized as the release sizes
+    them (:func:`meta_cache`); the workload's footprint is the objects it touches."""
+
+    objects: float  #: objects whose metadata one OSD serves for the workload
+    onodes: int  #: onodes its onode cache holds
+    kv_objects: int  #: objects whose SST blocks its RocksDB block cache (for onodes) holds
+    onode_hit: float  #: P(an object the OSD did not just touch is in the onode cache)
+    kv_hit: float  #: P(a get for an object not in the onode cache hits the block cache)
+    read_shards: float  #: extent-map shard gets of a cold 4 KiB read (fault_range)
+    write_shards: float  #: the same for a small write (its +/- max_blob_size window)
+    meta_bytes: int  #: the onode cache's memory
+    kv_bytes: int  #: the block cache's memory for onode blocks
+
+
+@dataclass(frozen=True, slots=True)
 class CephConfig:
     release: str
     debug_logging: str
@@ -143,6 +166,15 @@ class CephConfig:
     wal_log_sync: bool = False  #: each WAL fsync also writes and flushes BlueFS's log
     commit_finisher: bool = False  #: commit callbacks run on BlueStore's finisher thread
     read_cache_hit: float = 0.0  #: probability that a read is served from the primary's buffer cache
+    meta: MetaCache | None = None  #: BlueStore's onode and RocksDB block caches (None: always warm)
+    #: debug log lines gathered per run of a stage (``debuglog.lines_per_stage``), and the
+    #: log/gather levels of the counted subsystems
+    debug_lines: dict[str, int] = field(default_factory=dict)
+    debug_levels: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: what each message pays for on the wire, client <-> OSD and OSD <-> OSD: "none"
+    #: (msgr2 crc mode, or v1 unsigned), "signed" (v1 with cephx signatures), "secure"
+    client_wire: str = "none"
+    cluster_wire: str = "none"
 
 
 #: BlueStore::MempoolThread::_update_cache_settings: the autotuner sizes the caches up to
@@ -170,6 +202,84 @@ def read_cache_hit(state: str, osd_memory_target: int, n_osds: int, data_bytes: 
     if state != "warm" or n_osds == 0:
         return 0.0
     return min(1.0, n_osds * cache_bytes(osd_memory_target) / max(1, data_bytes))
+
+
+#: memory of one cached onode of a written RBD object (its Onode struct plus the blobs,
+#: extents and shared blobs of its loaded extent map), from the one published dump: PR
+#: #32697 (2020, a write-only run at an 8 GB target) counts 66,560 cached onodes in 45 MB
+#: of bluestore_cache_onode and 1.69 GB of bluestore_cache_other before that change
+#: (~26 KB each) and 1.05 GB after it (~16.4 KB: the value from Octopus on).  Derived;
+#: the dump's workload (how fragmented its objects were) is not stated.
+ONODE_BYTES = {"luminous": 26_000, "mimic": 26_000, "nautilus": 26_000}
+ONODE_BYTES_LATER = 16_400
+#: RocksDB SST bytes of one object's metadata, the unit the block cache keeps: its onode
+#: key (~0.5 KB with OI and SnapSet attrs) and extent-map shards (target 500 bytes,
+#: bluestore_extent_map_shard_target_size) in 4 KiB blocks (rocksdb_block_size); keys of
+#: one object are adjacent.  Estimate: about one block per object.
+KV_OBJECT_BYTES = 4096
+#: extent-map shard gets per cold object: a read faults the shard holding its range
+#: (one); a small write faults +/- max(bluestore_max_blob_size_ssd 64 KiB, min_alloc)
+#: around it (``_do_write_small``): PR #32697's dump shows 180,194 shard misses for
+#: 66,560 onode misses in its write-only run, 2.7 per onode.  Derived from code / measured.
+READ_SHARD_GETS = 1.0
+WRITE_SHARD_GETS = 2.7
+#: cache ratios (src/common/options): Nautilus and Octopus bluestore_cache_meta_ratio
+#: 0.4, kv 0.4 (data 0.2); from Pacific meta 0.45, kv 0.45, kv_onode 0.04 (the 'O'
+#: column family's own block cache, which holds the onode blocks: bluestore_rocksdb_cfs
+#: 'O(3,0-13)=block_cache={type=binned_lru}'), data 0.06.  Under autotune a cache that
+#: uses less than its share (the data cache, when nothing is read: buffered writes are
+#: off) leaves it to the others in proportion.
+CACHE_RATIOS_NO = {"meta": 0.4, "kv": 0.4, "data": 0.2}
+CACHE_RATIOS_PACIFIC = {"meta": 0.45, "kv": 0.45, "kv_onode": 0.04, "data": 0.06}
+#: Luminous and Mimic size the cache statically: bluestore_cache_size_{ssd,hdd} 3 / 1 GiB,
+#: kv_ratio 0.99 capped at bluestore_cache_kv_max 512 MiB, the rest to metadata
+#: (BlueStore::_set_cache_sizes; the Luminous docs' defaults).
+STATIC_CACHE = {"ssd": 3 * 1024**3, "hdd": 1024**3}
+STATIC_KV_MAX = 512 * 1024**2
+STATIC_RELEASES = {"luminous", "mimic"}
+
+
+def meta_cache(release: str, media: str, target: int, fixed: int | None, objects: float,
+               writes_only: bool, sequential: bool) -> MetaCache:
+    """The onode and block caches of one OSD against the workload's footprint.
+
+    ``objects``: objects one OSD serves (every copy for writes, the primary's for reads).
+    A uniform random workload over more objects than a cache holds hits an LRU with
+    probability size / footprint; a sequential one walks objects in order, so a new
+    object is cached only if all of them fit.  The block cache sees only the onode
+    cache's misses, which it holds most recently loaded first: it helps where it holds
+    more objects than the onode cache (stack inclusion)."""
+    if release in STATIC_RELEASES or fixed is not None:
+        size = fixed if fixed is not None else STATIC_CACHE[media]
+        if release in STATIC_RELEASES:
+            kv = min(int(0.99 * size), STATIC_KV_MAX)
+            meta, kv_onode = size - kv, kv
+        else:
+            r = CACHE_RATIOS_NO if release in ("nautilus", "octopus") else CACHE_RATIOS_PACIFIC
+            meta = int(r["meta"] * size)
+            kv_onode = int(r.get("kv_onode", r["kv"]) * size)
+    else:
+        budget = cache_bytes(target)
+        r = dict(CACHE_RATIOS_NO if release in ("nautilus", "octopus") else CACHE_RATIOS_PACIFIC)
+        if writes_only:
+            r.pop("data")
+        total = sum(r.values())
+        meta = int(budget * r["meta"] / total)
+        kv_onode = int(budget * r.get("kv_onode", r["kv"]) / total)
+    per = ONODE_BYTES.get(release, ONODE_BYTES_LATER)
+    onodes = meta // per
+    kv_objects = kv_onode // KV_OBJECT_BYTES
+    if objects <= 0:
+        hit = kv = 1.0
+    elif sequential:
+        hit = 1.0 if objects <= onodes else 0.0
+        kv = 1.0 if objects <= kv_objects else 0.0
+    else:
+        hit = min(1.0, onodes / objects)
+        kv = 1.0 if hit >= 1.0 else max(0.0, min(1.0, (kv_objects - onodes) / (objects - onodes)))
+    return MetaCache(objects=objects, onodes=onodes, kv_objects=kv_objects, onode_hit=hit,
+                     kv_hit=kv, read_shards=READ_SHARD_GETS, write_shards=WRITE_SHARD_GETS,
+                     meta_bytes=meta, kv_bytes=kv_onode)
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,29 +318,63 @@ def _pick(kind: str, value: Any, path: str) -> Any:
         raise
 
 
+def _limit_states(states: list[CState], limit: str | int | None, table: str,
+                  path: str) -> list[CState]:
+    """The states up to ``limit``: a name, or an index as processor.max_cstate=N counts
+    (POLL plus the first N others)."""
+    if limit is None:
+        return states
+    names = [s.name for s in states]
+    if isinstance(limit, int) or (isinstance(limit, str) and limit.isdigit()):
+        n = int(limit)
+        has_poll = names[0].upper() == "POLL"
+        return states[: n + (1 if has_poll else 0)] or states[:1]
+    if limit not in names:
+        raise CephsimError.single(
+            f"max_cstate {limit!r} is not a state of {table} ({', '.join(names)})", path=path)
+    return states[: names.index(limit) + 1]
+
+
+def vm_states(vm: VirtualMachine, host: list[CState]) -> list[CState]:
+    """A KVM guest's idle states as its vCPU lives them, shallowest first: the guest's
+    haltpoll spin (POLL), HLT while the host halt-polls (a VM exit and entry), then HLT
+    with the vCPU thread scheduled out and the host core in each of its own states
+    (plus the host's wake-up of the thread).  Each is entered after the idle time the
+    ones before it spin (drivers/cpuidle/cpuidle-haltpoll.c, virt/kvm/kvm_main.c
+    kvm_vcpu_halt)."""
+    gp, hp = vm.guest_halt_poll, vm.halt_poll
+
+    def state(name: str, exit_ns: int, target: int, penalty: int) -> CState:
+        # already validated durations (ns): built without re-parsing them
+        return CState.model_construct(name=name, exit_latency_ns=exit_ns,
+                                      target_residency_ns=target, wake_penalty_ns=penalty)
+
+    out: list[CState] = []
+    if gp > 0:
+        out.append(state("POLL", 0, 0, 0))
+    if hp > 0:
+        out.append(state("HLT", vm.exit_entry, gp, vm.exit_entry))
+    extra = vm.exit_entry + vm.host_wakeup
+    for h in host:
+        out.append(state(f"HLT+host-{h.name}", extra + h.exit_latency_ns,
+                         gp + hp + h.target_residency_ns, extra + h.wake_penalty_ns))
+    return out
+
+
 def resolve_cpu(cpu: CPUModel, sockets: int, cstate_id: str | None, tuning: CPUTuning,
                 path: str, cpu_path: str | None = None,
-                tuning_path: str | None = None) -> CPUConfig:
+                tuning_path: str | None = None, vm: VirtualMachine | None = None) -> CPUConfig:
     """``path``: the host group; ``cpu_path``/``tuning_path`` (default ``path``.cpu and
     ``path``.tuning): where the CPU and its tuning are written, for errors."""
     # the group's own cstates override, else the CPU's (inline: at cpu.cstates)
     table = _pick("cstates", cstate_id or cpu.cstates,
                   f"{path}.cstates" if cstate_id else f"{cpu_path or path + '.cpu'}.cstates")
     states = list(table.states)
-    limit = tuning.max_cstate
-    if limit is not None:
-        names = [s.name for s in states]
-        if isinstance(limit, int) or (isinstance(limit, str) and limit.isdigit()):
-            # processor.max_cstate=N: keep POLL plus the first N hardware states
-            n = int(limit)
-            has_poll = names[0].upper() == "POLL"
-            states = states[: n + (1 if has_poll else 0)] or states[:1]
-        else:
-            if limit not in names:
-                raise CephsimError.single(
-                    f"max_cstate {limit!r} is not a state of {table.name} ({', '.join(names)})",
-                    path=f"{tuning_path or path + '.tuning'}.max_cstate")
-            states = states[: names.index(limit) + 1]
+    if vm is not None:  # the host's states under a sleeping vCPU, then the guest's view
+        states = _limit_states(states, vm.host_max_cstate, table.name, f"{path}.vm.host_max_cstate")
+        states = vm_states(vm, states)
+    states = _limit_states(states, tuning.max_cstate, table.name,
+                           f"{tuning_path or path + '.tuning'}.max_cstate")
     max_hz = cpu.boost_clock_hz if tuning.boost else cpu.base_clock_hz
     # with boost off the clock is capped at base, which every core can hold at once (the
     # catalog keeps all_core_clock between base and boost)
@@ -240,6 +384,10 @@ def resolve_cpu(cpu: CPUModel, sockets: int, cstate_id: str | None, tuning: CPUT
     if driver == "auto":
         driver = "intel_pstate" if cpu.vendor == "intel" else "acpi-cpufreq"
     governor = tuning.governor
+    if vm is not None and governor == "auto":
+        # a guest has no cpufreq: the host's governor sets the clock, unknown to the
+        # guest; a cloud or virtualisation host is assumed to run it at full speed
+        governor = "performance"
     if governor == "auto":  # the kernel's default policy for the driver
         governor = "schedutil" if driver == "acpi-cpufreq" else "powersave"
     if governor == "powersave" and driver != "acpi-cpufreq":
@@ -252,7 +400,8 @@ def resolve_cpu(cpu: CPUModel, sockets: int, cstate_id: str | None, tuning: CPUT
     return CPUConfig(model=cpu, cores=cpu.cores * sockets, cstates=tuple(states),
                      governor=governor, max_hz=max_hz, min_hz=cpu.min_clock_hz,
                      threads_per_core=tpc, smt_yield=cpu.smt_yield if tpc > 1 else 1.0,
-                     all_core_hz=all_core, cpufreq_driver=driver)
+                     all_core_hz=all_core,
+                     cpufreq_driver=driver if vm is None else f"kvm guest (host {driver})")
 
 
 def profile_path(scenario: Scenario, scenario_path: str | Path | None) -> Path | None:
@@ -310,7 +459,7 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
     for gi, g in enumerate(scenario.hosts):
         path = f"hosts.{gi}"
         cpu = _pick("cpus", g.cpu, f"{path}.cpu")
-        cpucfg = resolve_cpu(cpu, g.sockets, g.cstates, g.tuning, path)
+        cpucfg = resolve_cpu(cpu, g.sockets, g.cstates, g.tuning, path, vm=g.vm)
         nic = _pick("nics", g.nic, f"{path}.nic")
         disk = _pick("disks", g.osds.disk, f"{path}.osds.disk") if g.osds and g.osds.count else None
         db = (_pick("disks", g.osds.db_disk, f"{path}.osds.db_disk")
@@ -410,6 +559,7 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
     costs = release_costs(ceph.release, profile, ceph.software or None)
     _check_cpu_speed(scenario, hosts, costs)
     _check_memory(scenario)
+    dlevels = debug_levels(ceph.release, ceph.debug_logging == "off", ceph.debug)
     cephcfg = CephConfig(
         release=ceph.release, debug_logging=ceph.debug_logging,
         op_shards=ceph.op_shards or shards, threads_per_shard=ceph.op_threads_per_shard or threads,
@@ -425,7 +575,10 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
         # zeros): the op runs, no device is read, as for a cache hit
         read_cache_hit=1.0 if scenario.workload.image_state == "fresh" else
         read_cache_hit(scenario.workload.read_cache, ceph.osd_memory_target,
-                       next_osd, scenario.workload.numjobs * scenario.workload.image_size))
+                       next_osd, scenario.workload.numjobs * scenario.workload.image_size),
+        meta=_meta_cache(scenario, media, next_osd),
+        debug_lines=lines_per_stage(dlevels), debug_levels=dlevels,
+        **_wire(scenario))
 
     clients = tuple(scenario.workload.clients or ())
     if not clients:
@@ -436,6 +589,43 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
     return Resolved(scenario=scenario, hosts=tuple(hosts), network=net, ceph=cephcfg,
                     clients=clients, osd_host=osd_host,
                     monitors=monitor_setup(scenario, clients))
+
+
+#: releases whose daemons and clients speak msgr v1 only (msgr2 came with Nautilus)
+MSGR_V1_ONLY = {"luminous", "mimic"}
+
+
+def _wire(scenario: Scenario) -> dict[str, str]:
+    """What a message pays for on each kind of connection: msgr2's mode, or on msgr v1
+    (Luminous and Mimic; kernel clients mapped with ms_mode=legacy, their default) a
+    cephx signature when cephx_sign_messages is on."""
+    ceph, w = scenario.ceph, scenario.workload
+    v1 = "signed" if ceph.cephx_sign_messages else "none"
+    v2 = "secure" if ceph.ms_mode == "secure" else "none"
+    cluster = v1 if ceph.release in MSGR_V1_ONLY else v2
+    if w.engine in ("krbd", "cephfs"):
+        mode = w.kernel_ms_mode or "legacy"
+        client = v1 if mode == "legacy" else ("secure" if mode == "secure" else "none")
+    else:
+        client = cluster
+    return {"client_wire": client, "cluster_wire": cluster}
+
+
+def _meta_cache(scenario: Scenario, media: str, n_osds: int) -> MetaCache | None:
+    """The metadata caches against this workload's objects; None when there is no OSD.
+    A fresh image has no metadata to find: a write creates its object (RocksDB's bloom
+    filter answers the lookup without a read) and a read finds no object."""
+    w, ceph = scenario.workload, scenario.ceph
+    if n_osds == 0:
+        return None
+    reads_only = w.rw in ("read", "randread")
+    copies = 1 if reads_only else scenario.pool.size  # writes touch every copy
+    objects = w.numjobs * -(-w.image_size // w.object_size) * copies / n_osds
+    if w.image_state == "fresh":
+        objects = 0.0
+    return meta_cache(ceph.release, media, ceph.osd_memory_target, ceph.bluestore_cache_size,
+                      objects, writes_only=w.rw in ("write", "randwrite"),
+                      sequential=not w.rw.startswith("rand"))
 
 
 #: the longest one write's CPU work may take on a host's slowest clock: a quarter of the
@@ -557,6 +747,11 @@ def resolved_dict(r: Resolved) -> dict[str, Any]:
                  "write_mode": r.ceph.write_mode, "wal_log_sync": r.ceph.wal_log_sync,
                  "commit_finisher": r.ceph.commit_finisher,
                  "read_cache_hit": r.ceph.read_cache_hit,
+                 "metadata_cache": (None if r.ceph.meta is None else
+                                    {f: getattr(r.ceph.meta, f) for f in r.ceph.meta.__slots__}),
+                 "client_wire": r.ceph.client_wire, "cluster_wire": r.ceph.cluster_wire,
+                 "debug_levels": {s: f"{a}/{b}" for s, (a, b) in r.ceph.debug_levels.items()},
+                 "debug_lines": r.ceph.debug_lines,
                  "costs": r.ceph.costs.model_dump(mode="json"), "tails": r.ceph.tails},
         "clients": list(r.clients),
         "monitors": r.monitors.describe() if r.monitors is not None else None,

@@ -54,6 +54,9 @@ class RunResult:
     #: per host group: cpufreq driver, governor (as modelled), idle states allowed, and the
     #: mean clock its work ran at (GHz): what decides the CPU part of the answer
     power: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: BlueStore's caches against the workload: objects per OSD, onodes and blocks cached,
+    #: and the hit ratios the run saw (onode cache per lookup, block cache per get)
+    caches: dict[str, Any] = field(default_factory=dict)
     #: the busiest resources, busiest first, and whether the top one saturated
     saturation: dict[str, Any] = field(default_factory=dict)
     #: I/O accounting at the stop: issued == completed + in_flight (nothing lost)
@@ -215,7 +218,7 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
     return RunResult(resolved=r, seed=seed, records=rec, runtime_ns=runtime, sim_end_ns=kernel.now,
                      wall_s=wall, kernel_steps=kernel.steps, simpy_events=kernel.simpy_events,
                      utilization=util, cpu_cores=_daemon_cpu(cluster, t_last),
-                     cpu_clock=_clock_ceilings(cluster), power=_power(cluster, r),
+                     cpu_clock=_clock_ceilings(cluster), power=_power(cluster, r), caches=_caches(cluster, r),
                      saturation=_saturation(cluster, t_last), io_counts=counts,
                      cluster=cluster,
                      engine={"python": platform.python_version(), "simpy": simpy.__version__,
@@ -332,6 +335,25 @@ def _power(cluster: Cluster, r: Resolved) -> dict[str, dict[str, Any]]:
         kc, ns = g.pop("_kc"), g.pop("_ns")
         g["mean_clock_ghz"] = round(kc * 1e3 / ns, 3) if ns > 0 else None
     return out
+
+
+def _caches(cluster: Cluster, r: Resolved) -> dict[str, Any]:
+    """The metadata caches as resolved, and what the run's I/Os found in them (whole run,
+    warm-up included): the onode cache per lookup, RocksDB's block cache per get."""
+    m = r.ceph.meta
+    if m is None:
+        return {}
+    osds = cluster.osds.values()
+    look = sum(o.meta_lookups for o in osds)
+    gets = sum(o.kv_gets for o in osds)
+    return {"objects_per_osd": round(m.objects, 1), "onodes_cached": m.onodes,
+            "onode_cache_bytes": m.meta_bytes, "block_cache_bytes": m.kv_bytes,
+            "objects_in_block_cache": m.kv_objects,
+            "onode_lookups": look,
+            "onode_hit_ratio": round(sum(o.meta_hits for o in osds) / look, 4) if look else 1.0,
+            "rocksdb_gets": gets,
+            "block_cache_hit_ratio": round(sum(o.kv_hits for o in osds) / gets, 4) if gets else None,
+            "data_cache_hit_probability": r.ceph.read_cache_hit}
 
 
 def _ports(cluster: Cluster) -> list[Any]:

@@ -27,14 +27,17 @@ Kcycles = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 
 
 def runs_kernel_code(stage: str) -> bool:
-    """Stages that run Linux kernel code (TCP, scheduler, block layer, krbd/CephFS/libceph).
+    """Stages that run Linux kernel code (TCP, scheduler, block layer, krbd/CephFS/libceph)
+    or a crypto library's (``crypto.*``: OpenSSL's or the kernel's AES), not Ceph's own,
+    and ``log.line``, a per-line estimate that the corpus fit never sees (no fitted
+    cluster gathers a line per op).
 
     The release's ``scale`` is fitted on end-to-end Ceph latency and stands for what the
     estimated split misses in Ceph's own code; the kernel's costs do not change with the
     Ceph release and are anchored to kernel measurements (qperf's ~6 us of TCP stack per
     round trip, ``calibrate --network``), so the scale does not apply to them.
     """
-    return stage.startswith("kernel.") or stage.startswith("client.kernel")
+    return stage.startswith(("kernel.", "client.kernel", "crypto.", "log."))
 
 
 class Tails(BaseModel):
@@ -56,7 +59,7 @@ class ReleaseCosts(BaseModel):
     scale: float = Field(gt=0, allow_inf_nan=False, description="Common factor applied to every stage cost of Ceph's own code (the fitted part); kernel stages are not scaled.")
     scale_sd: float | None = Field(None, ge=0, allow_inf_nan=False, description="1-sigma uncertainty of ln(scale) from the corpus fit (0.13 = about 13 %); None where the scale was not fitted.")
     kcycles: dict[str, Kcycles] = Field(description="Per-stage CPU work, kilocycles at per-clock 1.0, before scale.")
-    logging_overhead: float = Field(ge=0, allow_inf_nan=False, description="Extra fraction of OSD CPU work with default debug levels.")
+    logging_overhead: float = Field(ge=0, allow_inf_nan=False, description="Extra fraction of OSD CPU work at the default debug levels beyond the lines gathered (debuglog.py): string work done whatever the level, which releases before Nautilus still did (PRs #20298, #24312).")
     cpu_jitter_sigma: float = Field(ge=0, le=2, description="Per-stage CPU work is multiplied by a lognormal factor with this sigma (cache misses, interrupts).")
     notify_all_on_enqueue: bool = Field(description="Shard enqueue wakes every thread of the shard (O15.2.8+); the extra ones wake spuriously.")
     osd_op_queue: Literal["wpq", "mclock_scheduler"]

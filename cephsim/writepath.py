@@ -159,8 +159,16 @@ class Protocol:
         log = 1.0 + (costs.logging_overhead if r.ceph.debug_logging == "default" else 0.0)
         self.cost = {s: costs.cost(s) * (log if s.startswith("osd.") else 1.0)
                      for s in costs.kcycles}
+        # debug lines formatted in the thread that logs them, at the scenario's levels
+        for s, n in r.ceph.debug_lines.items():
+            self.cost[s] += n * self.cost["log.line"]
         self.jitter = jitter  #: multiplicative CPU-work factors (``jitter.draw()``)
         self.per_kib = self.cost["kernel.per_kib"]
+        #: per message on each end, by connection kind: (kcycles, kcycles per KiB) of the
+        #: messenger's crypto (msgr2 secure mode, or a v1 cephx signature)
+        wire = {"none": (0.0, 0.0), "signed": (self.cost["crypto.sign_msg"], 0.0),
+                "secure": (self.cost["crypto.secure_frame"], self.cost["crypto.secure_per_kib"])}
+        self.wire = {"client": wire[r.ceph.client_wire], "cluster": wire[r.ceph.cluster_wire]}
         #: a librbd dispatch thread's work per op, by is_write (a write also runs the
         #: layers a read skips); summed once here, not per op
         self.librbd_kc = {w: sum(self.cost[s] for s in ("client.librbd", "client.objecter")
@@ -184,8 +192,27 @@ class Protocol:
         self.cache_hit: dict[int, Coin] = {
             o.id: Coin(hit, cluster.streams.get(f"{o.name}.cache") if 0.0 < hit < 1.0 else None)
             for o in cluster.osds.values()}
+        # whether an object's metadata is in the onode cache, and each RocksDB get of it in
+        # the block cache: one stream per OSD (osdN.meta), opened only if a draw is uncertain
+        m = r.ceph.meta
+        self.meta = m if m is not None and m.onode_hit < 1.0 else None
+        #: per OSD: onode cache hit, block cache hit, one more shard (read, write)
+        self.meta_coins: dict[int, tuple[Coin, Coin, Coin, Coin]] = {}
+        if self.meta is not None:
+            m = self.meta
+            for o in cluster.osds.values():
+                rng = cluster.streams.get(f"{o.name}.meta")
+                self.meta_coins[o.id] = (Coin(m.onode_hit, rng), Coin(m.kv_hit, rng),
+                                         Coin(m.read_shards % 1.0, rng),
+                                         Coin(m.write_shards % 1.0, rng))
 
     # ------------------------------------------------------------ helpers
+    def msg(self, conn: str, nbytes: int) -> float:
+        """Kilocycles one end of a message of ``nbytes`` spends on the messenger's crypto
+        over a ``conn`` ("client" or "cluster") connection: none in crc mode."""
+        frame, per_kib = self.wire[conn]
+        return frame + per_kib * nbytes / 1024.0 if frame else 0.0
+
     def kc(self, stage: str, nbytes: int = 0) -> float:
         """Kilocycles of a stage (with variability) plus per-KiB payload work."""
         base = self.cost[stage] * self.jitter.draw()
@@ -214,6 +241,51 @@ class Protocol:
         t_lock = max(t, osd.pg_lock.get(pg, 0))
         acc[4] += t_lock - t
         return th, t_lock
+
+    def _metadata(self, op: Op, osd: OSD, th: Thread, t: int, acc: list[int],
+                  write: bool) -> Generator[Any, Any, int]:
+        """The op's object metadata, in thread ``th`` (which holds the PG lock): found in
+        the onode cache, or loaded with one RocksDB get for the onode and one per extent-map
+        shard the I/O needs, each from the block cache or a 4 KiB read of the DB device
+        that the thread waits for (BlueFS reads synchronously)."""
+        m = self.meta
+        if m is None:
+            return t
+        obj = (op.job.index << 32) + op.block // self.blocks_per_object
+        osd.meta_lookups += 1
+        last = osd.meta_last.get(op.job.index)
+        osd.meta_last[op.job.index] = obj
+        onode, kv, rfrac, wfrac = self.meta_coins[osd.id]
+        if last == obj or onode.draw():  # the object it just served stays cached
+            osd.meta_hits += 1
+            return t
+        k = self.k
+        # the onode, then the shards (a fractional mean: one more with that probability)
+        gets = 1 + int(m.write_shards if write else m.read_shards)
+        if (wfrac if write else rfrac).draw():
+            gets += 1
+        for _ in range(gets):
+            osd.kv_gets += 1
+            t = th.run(t, self.kc("osd.meta_get"), acc, handoff=False)  # goes on working
+            if kv.draw():
+                osd.kv_hits += 1
+                continue
+            if k.must_yield(t):
+                yield t
+            t = th.run(t, self.kc("kernel.io_submit"), acc, handoff=False)
+            if k.must_yield(t):
+                yield t
+            t = osd.db.read(t, 4096, acc)
+            if k.must_yield(t):
+                yield t
+            if osd.crypt_sector:
+                t = self._next_kcryptd(osd).run(t, self._crypt_kc(osd, 4096), acc)
+                if k.must_yield(t):
+                    yield t
+            t = th.run(t, self.kc("kernel.io_complete"), acc)
+        if k.must_yield(t):
+            yield t
+        return t
 
     # ------------------------------------------------------------ client side
     def client_io(self, op: Op, primary: OSD, done: Join) -> Generator[Any, Any, None]:
@@ -250,7 +322,8 @@ class Protocol:
             sender = job.kworker
             if k.must_yield(t):
                 yield t
-            t = sender.run(t, self.kc("client.kernel") + self.kc("kernel.tcp_tx", out), acc)
+            t = sender.run(t, self.kc("client.kernel") + self.kc("kernel.tcp_tx", out)
+                           + self.msg("client", out), acc)
         else:
             if engine == "rbd":
                 if k.must_yield(t):
@@ -267,7 +340,8 @@ class Protocol:
             if k.must_yield(t):
                 yield t
             sender = job.worker(primary.id)
-            t = sender.run(t, self.kc("client.msgr_send") + self.kc("kernel.tcp_tx", out), acc)
+            t = sender.run(t, self.kc("client.msgr_send") + self.kc("kernel.tcp_tx", out)
+                           + self.msg("client", out), acc)
         t = yield from c.path(job.host, primary.host).transfer(k, t, out, acc)
         if k.must_yield(t):
             yield t
@@ -282,9 +356,11 @@ class Protocol:
             yield t
         if kernel_client:
             t = c.kernel_conn(job.host, primary.id).run(
-                t, self.kc("client.kernel_complete") + self.kc("kernel.tcp_rx", back), acc)
+                t, self.kc("client.kernel_complete") + self.kc("kernel.tcp_rx", back)
+                + self.msg("client", back), acc)
         else:
-            t = sender.run(t, self.kc("client.msgr_recv") + self.kc("kernel.tcp_rx", back), acc)
+            t = sender.run(t, self.kc("client.msgr_recv") + self.kc("kernel.tcp_rx", back)
+                           + self.msg("client", back), acc)
             if k.must_yield(t):
                 yield t
             t = job.finisher.run(t, self.kc("client.finisher"), acc)
@@ -303,7 +379,8 @@ class Protocol:
         acc, ev, k = op.acc, op.ev, self.k
         worker = osd.worker(op.job.name)
         ev[E_INIT] = t
-        t = worker.run(t, self.kc("osd.msgr_recv") + self.kc("kernel.tcp_rx", inbytes), acc)
+        t = worker.run(t, self.kc("osd.msgr_recv") + self.kc("kernel.tcp_rx", inbytes)
+                       + self.msg("client", inbytes), acc)
         ev[E_QUEUED] = t
         if k.must_yield(t):
             yield t
@@ -315,6 +392,8 @@ class Protocol:
         acc, ev, k = op.acc, op.ev, self.k
         worker, th, t_lock = yield from self.receive_op(op, osd, t, OSDOP_HDR + op.nbytes)
         t = th.run(t_lock, self.kc("osd.do_op"), acc)
+        if self.meta is not None:  # find_object_context -> getattr -> get_onode
+            t = yield from self._metadata(op, osd, th, t, acc, True)
         ev[E_WAITSUB] = t
         replicas = self.c.acting[op.pg][1:]
         branches = Join(k, len(replicas) + 1)
@@ -326,8 +405,8 @@ class Protocol:
         # the MOSDOpReply and the msgr-worker owning the client connection sends it
         acc = op.acc
         acc[:] = branches.last
-        t = worker.run(branches.t, self.kc("osd.reply_send") + self.kc("kernel.tcp_tx", REPLY_BYTES),
-                       acc)
+        t = worker.run(branches.t, self.kc("osd.reply_send") + self.kc("kernel.tcp_tx", REPLY_BYTES)
+                       + self.msg("client", REPLY_BYTES), acc)
         ev[E_SENT] = ev[E_DONE] = t
         return t
 
@@ -340,29 +419,34 @@ class Protocol:
         # tp_osd_tp encodes the MOSDRepOp (fast-dispatch type: encoded in the caller) and
         # hands it to the msgr-worker owning the replica connection
         w = prim.worker(rep.id)
-        t = w.run(t, self.kc("osd.repop_send", nbytes) + self.kc("kernel.tcp_tx", nbytes), acc)
+        t = w.run(t, self.kc("osd.repop_send", nbytes) + self.kc("kernel.tcp_tx", nbytes)
+                  + self.msg("cluster", nbytes), acc)
         t = yield from self.c.path(prim.host, rep.host).transfer(k, t, nbytes, acc)
         if k.must_yield(t):
             yield t
         # the replica's msgr-worker reads and decodes the MOSDRepOp and fast-dispatches it
         # to the PG's shard (ProtocolV2 -> OSD::ms_fast_dispatch), as for a client op
         rw = rep.worker(prim.id)
-        t = rw.run(t, self.kc("osd.msgr_recv") + self.kc("kernel.tcp_rx", nbytes), acc)
+        t = rw.run(t, self.kc("osd.msgr_recv") + self.kc("kernel.tcp_rx", nbytes)
+                   + self.msg("cluster", nbytes), acc)
         if k.must_yield(t):
             yield t
         th, t_lock = self._shard(rep, op.pg, t, acc)
         t = th.run(t_lock, self.kc("osd.do_repop"), acc)
+        if self.meta is not None:  # queue_transactions -> _write -> get_onode, fault_range
+            t = yield from self._metadata(op, rep, th, t, acc, True)
         t = yield from self.bluestore_commit(op, rep, th, t, acc)
         # repop_commit in the shard's first thread (Luminous, Mimic: BlueStore's finisher,
         # under the PG lock), reply via the msgr-worker
         t = rep.commit_thread(op.pg).run(t, self.kc("osd.repop_commit"), acc)
         if k.must_yield(t):
             yield t
-        t = rw.run(t, self.kc("kernel.tcp_tx", REPLY_BYTES), acc)
+        t = rw.run(t, self.kc("kernel.tcp_tx", REPLY_BYTES) + self.msg("cluster", REPLY_BYTES), acc)
         t = yield from self.c.path(rep.host, prim.host).transfer(k, t, REPLY_BYTES, acc)
         if k.must_yield(t):
             yield t
-        t = w.run(t, self.kc("osd.msgr_recv") + self.kc("kernel.tcp_rx", REPLY_BYTES), acc)
+        t = w.run(t, self.kc("osd.msgr_recv") + self.kc("kernel.tcp_rx", REPLY_BYTES)
+                  + self.msg("cluster", REPLY_BYTES), acc)
         if k.must_yield(t):
             yield t
         th, t_lock = self._shard(prim, op.pg, t, acc)
@@ -605,6 +689,8 @@ class Protocol:
             # I/O, the shard thread builds the reply from the cached buffers
             t = th.run(t_lock, self.kc("osd.do_read"), acc)
         else:
+            if self.meta is not None:  # the data is not cached: is its onode?
+                t_lock = yield from self._metadata(op, osd, th, t_lock, acc, False)
             t = th.run(t_lock, self.kc("osd.do_read") + self.kc("kernel.io_submit"), acc)
             if k.must_yield(t):
                 yield t
@@ -621,6 +707,7 @@ class Protocol:
         osd.hold_pg(op.pg, t)
         if k.must_yield(t):
             yield t
-        t = worker.run(t, self.kc("osd.reply_send") + self.kc("kernel.tcp_tx", op.nbytes), acc)
+        t = worker.run(t, self.kc("osd.reply_send") + self.kc("kernel.tcp_tx", op.nbytes)
+                       + self.msg("client", REPLY_BYTES + op.nbytes), acc)
         ev[E_SENT] = ev[E_DONE] = t
         return t

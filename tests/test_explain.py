@@ -57,7 +57,9 @@ def test_ablation_rows_are_real_simulations(median) -> None:
     base = median.baseline_mean_us
     assert rows["pool size 2"]["mean_us"] < base  # one replica fewer to wait for
     assert rows["ondemand governor"]["mean_us"] > base  # Ceph's threads run at a low clock
-    assert rows["debug logging at defaults"]["mean_us"] > base
+    # Nautilus's default levels gather no line on an I/O's path (cephsim/debuglog.py): the
+    # same run, draw for draw
+    assert rows["debug logging at defaults"]["mean_us"] == base
 
 
 def test_explain_cli_p99_and_op_number() -> None:

@@ -49,7 +49,8 @@ KC = {
     "osd.do_repop": 42, "osd.repop_commit": 24, "osd.do_read": 70, "kernel.wakeup": 3,
     "kernel.tcp_tx": 7, "kernel.tcp_rx": 9, "kernel.per_kib": 0.5, "kernel.io_submit": 4,
     "kernel.io_complete": 3.25, "kernel.crypt_queue": 2, "kernel.crypt_sector": 0.5,
-    "kernel.crypt_per_kib": 1,
+    "kernel.crypt_per_kib": 1, "osd.meta_get": 6, "crypto.secure_frame": 1.5,
+    "crypto.secure_per_kib": 0.75, "crypto.sign_msg": 1.25, "log.line": 0.5,
 }
 HZ, PER_CLOCK = 1e9, 1.0
 DISK_WRITE, DISK_FLUSH, DISK_READ = 20_000, 7_000, 50_000
@@ -708,3 +709,90 @@ def test_a_read_of_a_fresh_image_reads_no_device():
     assert sum(d.ios for d in fresh.cluster.disks()) == 0 < sum(d.ios for d in written.cluster.disks())
     a, b = written.records.arrays(), fresh.records.arrays()
     assert (b["complete"] - b["submit"]).mean() < (a["complete"] - a["submit"]).mean()
+
+
+# ------------------------------------------------------------ messenger crypto
+
+def _with_msg(base: float, extra: float) -> int:
+    """How much longer a thread run gets when ``extra`` kcycles join its ``base``."""
+    return cpu(base + extra) - cpu(base)
+
+
+def test_secure_mode_adds_aes_gcm_at_each_end_of_each_message_exactly():
+    """ms_mode secure: the MOSDOp and the reply are each encrypted by the sender's and
+    decrypted by the receiver's msgr-worker: a frame cost plus a per-KiB cost each time."""
+    _, a = _run("ceph.ms_mode=secure")
+    lat = a["complete"] - a["submit"]
+    out = OSDOP_HDR + BS
+
+    def m(n: int) -> float:
+        return KC["crypto.secure_frame"] + KC["crypto.secure_per_kib"] * n / 1024
+
+    extra = (_with_msg(kc("client.msgr_send") + kc("kernel.tcp_tx", out), m(out))
+             + _with_msg(kc("osd.msgr_recv") + kc("kernel.tcp_rx", out), m(out))
+             + _with_msg(kc("osd.reply_send") + kc("kernel.tcp_tx", REPLY), m(REPLY))
+             + _with_msg(kc("client.msgr_recv") + kc("kernel.tcp_rx", REPLY), m(REPLY)))
+    exp = expected_write_size1() + extra
+    assert (lat == exp).all(), f"simulated {sorted(set(lat.tolist()))} ns, hand sum {exp} ns"
+
+
+def test_msgr_v1_signatures_cost_one_signature_per_message_end():
+    """Luminous speaks msgr v1: with cephx_sign_messages each of the 4 message ends of a
+    size-1 write computes or checks one signature (1.25 kcycles = 1.25 us here)."""
+    _, signed = _run("ceph.release=luminous")
+    _, plain = _run("ceph.release=luminous", "ceph.cephx_sign_messages=false")
+    d = (signed["complete"] - signed["submit"]) - (plain["complete"] - plain["submit"])
+    assert (d == 4 * 1250).all(), sorted(set(d.tolist()))
+
+
+def test_crc_mode_signs_nothing():
+    """msgr2 in crc mode (the default from Nautilus): cephx_sign_messages changes nothing."""
+    _, a = _run("ceph.cephx_sign_messages=false")
+    assert ((a["complete"] - a["submit"]) == expected_write_size1()).all()
+
+
+# ------------------------------------------------------------ metadata caches
+
+def test_a_cold_object_costs_its_gets_and_reads_exactly():
+    """A 16 MiB fixed cache against a 16 TiB image: almost every write misses the onode
+    cache and makes 1 + 2.7 gets on average (3 or 4), none in the block cache, each a
+    RocksDB lookup in the shard thread, a 4 KiB read it waits for and the completion
+    (the thread wakes for it)."""
+    res, a = _run("ceph.bluestore_cache_size=16MiB", "workload.image_size=16TiB")
+    m = res.resolved.ceph.meta
+    assert m.onode_hit < 1e-3 and m.kv_hit == 0.0
+    get = (cpu(kc("osd.meta_get"), woken=False) + cpu(kc("kernel.io_submit"), woken=False)
+           + DISK_READ + cpu(kc("kernel.io_complete")))
+    lat = a["complete"] - a["submit"]
+    base = expected_write_size1()
+    # do_op's run ends where the first get begins; the thread woken by the last read's
+    # completion continues into queue_transactions without another wake
+    seen = {int(x) for x in lat}
+    allowed = {base} | {base + k * get for k in (3, 4)}
+    assert seen <= allowed, (sorted(seen), sorted(allowed))
+    n4 = int((lat == base + 4 * get).sum())
+    n3 = int((lat == base + 3 * get).sum())
+    assert n3 + n4 >= 0.95 * lat.size and 0.55 < n4 / (n3 + n4) < 0.85  # 0.7 expected
+
+
+# ------------------------------------------------------------ debug levels
+
+def test_debug_osd_20_formats_the_primarys_86_osd_lines_in_do_op_exactly():
+    """debug_osd 20/20 (everything else 0/0 here): the primary's success path has 86 osd
+    lines up to level 20 (cephsim/debuglog.py), formatted in tp_osd_tp at 0.5 us each."""
+    _, a = _run("ceph.debug.osd=20/20")
+    lat = a["complete"] - a["submit"]
+    exp = expected_write_size1() + _with_msg(kc("osd.do_op"), 86 * KC["log.line"])
+    assert (lat == exp).all(), f"simulated {sorted(set(lat.tolist()))} ns, hand sum {exp} ns"
+
+
+def test_debug_ms_0_5_gathers_three_lines_per_message_at_each_osd_end():
+    """Luminous's messenger default: the OSD's receive of the MOSDOp and its send of the
+    reply each gather 3 lines (one at level 1, two at 5)."""
+    _, a = _run("ceph.debug.ms=0/5")
+    lat = a["complete"] - a["submit"]
+    out = OSDOP_HDR + BS
+    exp = (expected_write_size1()
+           + _with_msg(kc("osd.msgr_recv") + kc("kernel.tcp_rx", out), 3 * KC["log.line"])
+           + _with_msg(kc("osd.reply_send") + kc("kernel.tcp_tx", REPLY), 3 * KC["log.line"]))
+    assert (lat == exp).all(), f"simulated {sorted(set(lat.tolist()))} ns, hand sum {exp} ns"

@@ -44,6 +44,29 @@ def power_text(res: RunResult) -> str:
     return out
 
 
+def cache_text(res: RunResult) -> str:
+    """What the OSDs found in their caches: the onode (metadata) cache and, for the
+    onodes not there, RocksDB's block cache; reads also the data cache."""
+    c = res.caches
+    if not c:
+        return ""
+    if c["objects_per_osd"] == 0:
+        meta = "no object metadata to find (a fresh image)"
+    elif c["onode_lookups"] == 0:  # every object fits: the run never looks beyond the cache
+        meta = (f"every object's onode cached ({c['objects_per_osd']:,.0f} objects per OSD, "
+                f"room for {c['onodes_cached']:,})")
+    else:
+        meta = (f"onode cache hits {100 * c['onode_hit_ratio']:.1f} % "
+                f"({c['objects_per_osd']:,.0f} objects per OSD, {c['onodes_cached']:,} cached)")
+        if c["rocksdb_gets"]:
+            meta += (f", RocksDB gets {100 * c['block_cache_hit_ratio']:.1f} % from the block "
+                     "cache, the rest read from the DB device")
+    data = ""
+    if res.scenario.workload.rw != "write" and res.scenario.workload.rw != "randwrite":
+        data = f"; reads from the data cache {100 * c['data_cache_hit_probability']:.0f} %"
+    return f"cephsim: BlueStore caches: {meta}{data}\n"
+
+
 def render_run(res: RunResult, fmt: str) -> str:
     if fmt in ("json", "json+"):
         return dumps_fio_json(result_document(res, plus=fmt == "json+")) + "\n"
@@ -51,7 +74,7 @@ def render_run(res: RunResult, fmt: str) -> str:
     head = (f"cephsim: {sc.name} (seed {res.seed}, {res.records.count()} I/Os measured, "
             f"{sc.ceph.release}, pool size {sc.pool.size}, "
             f"{write_path(res)})\n")
-    text = head + power_text(res) + cost_text(res) + fio_text([job_stats(res)])
+    text = head + power_text(res) + cache_text(res) + cost_text(res) + fio_text([job_stats(res)])
     text += "\nWhere the time went (mean per I/O):\n" + breakdown_text(res)
     text += saturation_text(res)
     if res.monitors is not None:

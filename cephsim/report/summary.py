@@ -93,6 +93,7 @@ def result_document(res: RunResult, plus: bool = False) -> dict[str, Any]:
         "cpu_cores": res.cpu_cores,
         "cpu_clock": res.cpu_clock,
         "power": res.power,
+        "caches": res.caches,
         "saturation": res.saturation,
         "io_counts": res.io_counts,
         "engine": {**res.engine, "kernel_steps": res.kernel_steps, "simpy_events": res.simpy_events,

@@ -59,6 +59,16 @@ def _memory_target(v: int) -> int:
         raise ValueError(f"must be at least 896 MiB (Ceph's minimum), got {v / 1024**2:g} MiB")
     return v
 
+#: smallest fixed BlueStore cache accepted: less holds a handful of onodes
+MIN_BLUESTORE_CACHE = 16 * 1024**2
+
+
+def _cache_size(v: int) -> int:
+    if v < MIN_BLUESTORE_CACHE:
+        raise ValueError(f"must be at least 16 MiB, got {v / 1024**2:g} MiB")
+    return v
+
+
 Release = Literal["luminous", "mimic", "nautilus", "octopus", "pacific", "quincy", "reef", "squid", "tentacle"]
 #: the major version number of each release (a point release x.y.z belongs to one)
 RELEASE_MAJOR = {"luminous": 12, "mimic": 13, "nautilus": 14, "octopus": 15, "pacific": 16, "quincy": 17, "reef": 18, "squid": 19, "tentacle": 20}
@@ -166,6 +176,24 @@ class OSDGroup(_M):
         return self
 
 
+class VirtualMachine(_M):
+    """The group's hosts are KVM guests: how their idle vCPUs wake.
+
+    An idle guest vCPU executes HLT (after spinning for ``guest_halt_poll`` if the guest
+    runs cpuidle-haltpoll); HLT exits to the host, which spins for ``halt_poll`` in case
+    an interrupt comes, then schedules the vCPU thread out and lets the physical core
+    idle in its own C-states.  A wake-up then costs the VM exit and re-entry, and after
+    the host gave up polling also the host's wake-up of the vCPU thread and its core's
+    C-state exit.  The guest sets no clock: its vCPUs run at the host's (performance
+    unless tuning.governor says what the host runs)."""
+
+    halt_poll: Duration = Field(200_000, ge=0, le=10**9, description="The host's KVM halt_poll_ns: how long it spins on a halted vCPU before scheduling it out (x86 default 200us; it adapts between 0 and this, modelled at the ceiling). 0: no halt polling.")
+    guest_halt_poll: Duration = Field(0, ge=0, le=10**9, description="The guest's cpuidle-haltpoll spin before HLT (guest_halt_poll_ns, 200us when the driver runs). 0 (default): plain HLT, as the driver loads only when the host declares dedicated CPUs (KVM_HINTS_REALTIME) or with cpuidle_haltpoll.force=1.")
+    exit_entry: Duration = Field(500, ge=0, le=10**6, description="HLT exit, re-entry and the interrupt's injection, per wake of a halted vCPU (estimate: 0.25-0.45 us per guest context switch in the LKML 'idle polling' measurements of 2017, https://lkml.iu.edu/hypermail/linux/kernel/1708.3/03774.html).")
+    host_wakeup: Duration = Field(2000, ge=0, le=10**6, description="The host waking and switching to the vCPU thread once halt polling gave up (estimate: a futex-style wake-to-run on the host plus loading the vCPU's state), on top of the host core's C-state exit.")
+    host_max_cstate: str | int | None = Field(None, description="Deepest idle state of the host's cores under a sleeping vCPU (the host's max_cstate; name or index); null = every state of the CPU's table.")
+
+
 class HostGroup(_M):
     """A group of identical hosts, named ``<name>0``, ``<name>1``, ..."""
 
@@ -183,6 +211,7 @@ class HostGroup(_M):
     osd_cpu_limit: float | None = Field(None, gt=0, le=1024, allow_inf_nan=False, description="CPU limit of each OSD daemon as a CFS bandwidth quota, in CPUs (cgroup v2 cpu.max = limit x period; Kubernetes resources.limits.cpu, e.g. a Rook OSD pod's): its threads may run on any of its cores (all, or osd_cores), but together for at most this many CPUs' worth of time per osd_cpu_period; past that every one of them waits for the next period (throttling). Unlike osd_cores (a cpuset shared by the host's OSDs) it is per daemon and fractional (e.g. 2.5). null = no quota.")
     osd_cpu_period: Duration = Field(100_000_000, ge=1_000_000, le=1_000_000_000, description="The CFS period of osd_cpu_limit (cpu.max's second field; the kernel default 100ms, allowed 1ms-1s).")
     netem: Netem | None = Field(None, description="netem on this host's egress (every packet it sends).")
+    vm: VirtualMachine | None = Field(None, description="The hosts are KVM virtual machines on hosts of this CPU: vCPU wake-ups through HLT exits and halt polling replace the bare-metal C-states (tuning.max_cstate POLL = the guest's idle=poll). The virtual NIC is the group's nic (e.g. virtio-net-vhost-25g).")
     site: str | None = Field(None, description="Site (data centre) of these hosts, one of `sites.names`; traffic to hosts at another site gets the inter-site link's delay. Required when `sites` is given.")
 
 
@@ -363,7 +392,8 @@ class Ceph(_M):
 
     release: Release = Field("reef", description="Ceph release: luminous (12), mimic (13), nautilus (14), octopus (15), pacific (16), quincy (17), reef (18), squid (19) or tentacle (20).")
     version: str | None = Field(None, pattern=r"^\d+\.\d+\.\d+$", description="Point release, e.g. '14.2.2'; matters where a default changed inside a release (min_alloc_size_ssd 16 KiB before 14.2.8).")
-    debug_logging: Literal["default", "off"] = Field("default", description="'default' debug levels (in-memory gather costs CPU per op) or all subsystems 0/0.")
+    debug_logging: Literal["default", "off"] = Field("default", description="'default': the release's debug levels (from Nautilus no success-path line is gathered; Luminous and Mimic gather the messenger's up to level 5, and their OSDs do some string work whatever the level: the release's logging_overhead); 'off': every subsystem 0/0. ceph.debug then sets single subsystems.")
+    debug: dict[Literal["osd", "optracker", "bluestore", "bluefs", "bdev", "ms", "throttle", "mclock"], str | int] = Field(default_factory=dict, description="Debug levels of single subsystems as Ceph writes them, 'log/gather' (debug_osd = 20/20 -> {osd: '20/20'}; '10' means 10/10): every line up to the gather level is formatted in the thread that logs it, costing CPU on the op's path (log.line per line; the lines per op and level are counted from the Reef source: cephsim/debuglog.py). On top of debug_logging.")
     op_shards: Int | None = Field(None, ge=1, description="osd_op_num_shards override (default per release and media).")
     op_threads_per_shard: Int | None = Field(None, ge=1, description="osd_op_num_threads_per_shard override.")
     ms_async_op_threads: Int = Field(3, ge=1, description="Messenger worker threads per process.")
@@ -372,8 +402,27 @@ class Ceph(_M):
     software: dict[str, Kcycles] = Field(default_factory=dict, description="Per-stage software cost overrides in kilocycles at reference per-clock speed, e.g. {osd.do_op: 120}.")
     tails: bool = Field(True, description="Model background stalls (RocksDB flush/compaction, BlueFS log) that cause tail latency.")
     osd_memory_target: Annotated[Size, AfterValidator(_memory_target)] = Field(
-        4 * 1024**3, json_schema_extra={"minimum": MIN_OSD_MEMORY_TARGET}, description="osd_memory_target per OSD (default 4 GiB, at least 896 MiB as in Ceph). BlueStore's cache autotuner may use up to (1 - osd_memory_expected_fragmentation 0.15) x target - osd_memory_base 768 MiB for its caches; with workload.read_cache=warm that bounds how much of the workload's data the OSDs' buffer caches hold.")
+        4 * 1024**3, json_schema_extra={"minimum": MIN_OSD_MEMORY_TARGET}, description="osd_memory_target per OSD (default 4 GiB, at least 896 MiB as in Ceph). BlueStore's cache autotuner may use up to (1 - osd_memory_expected_fragmentation 0.15) x target - osd_memory_base 768 MiB for its caches: the onode cache and RocksDB's block cache against the objects the workload touches decide how often an I/O must first read its object's metadata from the DB device (the report's header gives the hit ratios), and with workload.read_cache=warm the budget bounds how much of the workload's data the OSDs' buffer caches hold.")
+    ms_mode: Literal["crc", "secure"] = Field("crc", description="msgr2 connection mode of the daemons and the librbd/librados clients (ms_cluster_mode, ms_service_mode, ms_client_mode; Nautilus on): 'crc' (the default 'crc secure' settles on crc: CRC32C only, nothing signed) or 'secure' (every frame AES-128-GCM encrypted and authenticated, on both ends).")
+    cephx_sign_messages: bool = Field(True, description="cephx signs each message on msgr v1 connections (the default): every connection on Luminous and Mimic, and kernel clients mapped with ms_mode=legacy (workload.kernel_ms_mode). msgr2 connections ignore it (crc mode signs nothing; secure mode authenticates every frame).")
+    bluestore_cache_size: Annotated[Size, AfterValidator(_cache_size)] | None = Field(None, json_schema_extra={"minimum": MIN_BLUESTORE_CACHE}, description="A fixed BlueStore cache per OSD (bluestore_cache_autotune off), split by the release's ratios. null = as the release sizes it: Luminous and Mimic 3 GiB on flash, 1 GiB on HDD (bluestore_cache_size_ssd/hdd); from Nautilus the autotuner under osd_memory_target.")
     wal_log_sync: bool | None = Field(None, description="Each RocksDB WAL fsync also writes and flushes BlueFS's own log, because the WAL file grew (one more write and flush per commit cycle). null = per release: no for luminous to octopus (their RocksDB recycles WAL files), yes for pacific to squid (RocksDB >= 6.8 does not), no again for tentacle (bluefs_wal_envelope_mode, default on: the WAL records carry their own length). false on an earlier release models envelope mode.")
+
+    @field_validator("debug")
+    @classmethod
+    def _debug_levels(cls, v: dict[str, str | int]) -> dict[str, str]:
+        from cephsim.debuglog import parse_level
+
+        out = {}
+        for name, level in v.items():
+            if isinstance(level, bool):
+                raise ValueError(f"{name}: {level!r} is not a debug level")
+            try:
+                log, gather = parse_level(str(level))
+            except ValueError as e:
+                raise ValueError(f"{name}: {e}") from None
+            out[name] = f"{log}/{gather}"
+        return out
 
     @model_validator(mode="after")
     def _version_of_release(self) -> Ceph:
@@ -398,6 +447,7 @@ class Workload(_M):
     numjobs: Int = Field(1, ge=1, le=1024, description="Independent jobs (each with its own image and iodepth).")
     engine: Literal["rbd", "krbd", "cephfs", "rados"] = Field("rbd", description="Client: librbd (fio rbd engine), kernel rbd, CephFS kernel client, or librados.")
     ioengine: Literal["libaio", "psync"] | None = Field(None, description="fio's I/O engine on a kernel client (krbd, cephfs): 'libaio' (asynchronous; the default) or 'psync' (pwrite, fio's default when --ioengine is not given): one I/O at a time per job (iodepth 1), and fio records no slat, so clat is the whole I/O. The same path through the client either way. Not for rbd and rados, which are fio's own asynchronous engines.")
+    kernel_ms_mode: Literal["legacy", "crc", "secure"] | None = Field(None, description="A kernel client's messenger (krbd/CephFS mount option ms_mode): 'legacy' (the default: msgr v1, messages signed when ceph.cephx_sign_messages), 'crc' or 'secure' (msgr2, kernel 5.11 on). Not for rbd and rados, which follow ceph.ms_mode.")
     clients: list[str] | None = Field(None, description="Client host names; jobs are spread over them. Default: the first host without OSDs.")
     image_size: Size = Field(10 * 1024**3, description="RBD image size per job (sets how many objects/PGs are touched); '10GB' means 10 GiB, as fio's --size and rbd create --size read it.")
     object_size: Size = Field(4 * 1024**2, description="RADOS object size.")
@@ -443,6 +493,9 @@ class Workload(_M):
             raise ValueError(f"ioengine: applies to the kernel clients (krbd, cephfs); with "
                              f"engine {self.engine} fio runs its own asynchronous {self.engine} "
                              f"engine: remove ioengine")
+        if self.kernel_ms_mode is not None and self.engine not in ("krbd", "cephfs"):
+            raise ValueError(f"kernel_ms_mode: applies to the kernel clients (krbd, cephfs); "
+                             f"engine {self.engine} follows ceph.ms_mode: remove kernel_ms_mode")
         if self.ioengine == "psync" and self.iodepth > 1:
             raise ValueError(f"iodepth {self.iodepth} with ioengine psync: a synchronous engine "
                              f"has one I/O in flight per job (fio ignores iodepth); set iodepth: 1, "

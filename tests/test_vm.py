@@ -1,0 +1,81 @@
+"""Virtual machines (hosts[].vm): vCPU wake-ups through HLT exits and halt polling."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from cephsim.catalog.load import load_catalog
+from cephsim.resolve import vm_states
+from cephsim.runner import run_scenario
+from cephsim.scenario.load import load_scenario
+from cephsim.scenario.schema import VirtualMachine
+from conftest import BASE, ROOT
+
+FEW = settings(max_examples=5, deadline=None, database=None, derandomize=False,
+               phases=[Phase.explicit, Phase.generate],
+               suppress_health_check=[HealthCheck.too_slow])
+VM = BASE.replace("    nic: connectx5-25g\n", "    nic: virtio-net-vhost-25g\n    vm: {}\n")
+
+
+def host_table():
+    return load_catalog().cstates["amd-acpi-c2-400"].states
+
+
+def test_guest_states_by_hand():
+    """No guest haltpoll: HLT while the host polls (exit + entry), then the host's own
+    states behind its 200 us of polling, each with the host's wake-up of the vCPU."""
+    host = host_table()
+    vm = VirtualMachine()  # halt_poll 200us, exit_entry 0.5us, host_wakeup 2us
+    s = vm_states(vm, list(host))
+    assert [x.name for x in s] == ["HLT"] + [f"HLT+host-{h.name}" for h in host]
+    assert s[0].target_residency_ns == 0 and s[0].wake_penalty_ns == 500
+    for x, h in zip(s[1:], host):
+        assert x.target_residency_ns == 200_000 + h.target_residency_ns
+        assert x.wake_penalty_ns == 2_500 + h.wake_penalty_ns
+    g = vm_states(VirtualMachine(guest_halt_poll="200us", halt_poll="0us"), list(host))
+    assert g[0].name == "POLL" and g[1].target_residency_ns == 200_000 + host[0].target_residency_ns
+
+
+def run(text: str, overrides=(), seed=1):
+    p = ROOT / "tests" / "_vm_tmp.yaml"
+    p.write_text(text)
+    try:
+        return run_scenario(load_scenario(p, list(overrides)), scenario_path=p, seed=seed)
+    finally:
+        p.unlink()
+
+
+def mean(res):
+    a = res.records.arrays()
+    return (a["complete"] - a["submit"]).mean()
+
+
+def test_a_guest_reports_the_hosts_clock_and_its_idle_path(tmp_path):
+    res = run(VM)
+    p = res.power["osd"]
+    assert p["cpufreq_driver"].startswith("kvm guest") and p["governor"] == "performance"
+    assert p["idle_states"][0] == "HLT"
+
+
+@FEW
+@given(seed=st.integers(0, 2**32 - 1))
+def test_halt_polling_never_slows_a_qd1_write(seed):
+    on = run(VM, ["run.ios=300"], seed)
+    off = run(VM, ["run.ios=300", "hosts.0.vm.halt_poll=0", "hosts.1.vm.halt_poll=0"], seed)
+    gp = ["hosts.0.vm.guest_halt_poll=200us", "hosts.1.vm.guest_halt_poll=200us"]
+    guest = run(VM, ["run.ios=300", *gp], seed)
+    assert mean(guest) <= mean(on) <= mean(off)
+
+
+def test_a_vm_is_slower_than_the_same_bare_metal_host():
+    """Same CPU, same governor and idle states on the host: the guest adds its vCPU
+    wake-ups and virtio-net's hops."""
+    bare = run(BASE, ["hosts.0.tuning.governor=performance", "hosts.1.tuning.governor=performance"])
+    assert mean(run(VM)) > mean(bare)
+
+
+def test_vm_fields_are_checked():
+    with pytest.raises(Exception):
+        VirtualMachine(halt_poll="-1us")
