@@ -370,14 +370,15 @@ def flush_sent(resource: str, cache_flushed: set[str] | None) -> bool:
     return cache_flushed is None or resource in cache_flushed
 
 
-def op_roles(spans: Sequence[tuple[Any, ...]]) -> dict[str, str]:
+def op_roles(spans: Sequence[tuple[Any, ...]], other: str = "replica") -> dict[str, str]:
     """Each OSD's role in this op, by its name (``osd6``): the first OSD the op reaches is
-    its primary, the others replicas in the order the op reaches them."""
+    its primary, the others replicas (``other``: an EC pool's shards) in the order the op
+    reaches them."""
     roles: dict[str, str] = {}
     for sp in sorted(spans, key=lambda x: (x[2], x[3])):
         head = osd_of(sp[0])
         if head is not None and head not in roles:
-            roles[head] = "primary" if not roles else f"replica {len(roles)}"
+            roles[head] = "primary" if not roles else f"{other} {len(roles)}"
     return roles
 
 
@@ -427,6 +428,11 @@ def describe(steps: list[Step], roles: dict[str, str],
                      f"MOSDOpReply: the {nbytes // 1024} KiB of data travel back to the client")
             elif rb.startswith("replica"):
                 w = "MOSDRepOp: the data and PG log entry travel to a replica"
+            elif rb.startswith("shard"):
+                w = ("an EC sub-op (MOSDECSubOpRead, or MOSDECSubOpWrite with its chunk and "
+                     "the PG log entry) travels to a shard")
+            elif ra.startswith("shard"):
+                w = "an EC sub-op reply (the chunk read, or 'committed') travels back to the primary"
             else:
                 w = "MOSDRepOpReply: the replica's 'committed' travels back to the primary"
             s.what = f"network {a}->{b}: {w}"
@@ -623,7 +629,7 @@ def explain(path: str | Path, overrides: Sequence[str] | None = None, which: str
         s.host = host_of.get(s.resource, "")
     # roles by thread, not by host (a host may run the client and an OSD of the op):
     # the OSDs in the order the op reaches them, everything else the client
-    roles = op_roles(spans)
+    roles = op_roles(spans, "shard" if r.scenario.pool.type == "erasure" else "replica")
     parts: dict[str, list[str]] = {}  #: host -> its roles in the op, in order
     order = sorted(spans, key=lambda x: (x[2], x[3]))
     client = host_of.get(order[0][0], "client") if order else "client"
@@ -826,8 +832,9 @@ def timeline(ex: Explanation, width: int = WIDTH) -> str:
                 short = display_name(name)
             out.write(f"  {short[:label_w - 2]:<{label_w - 2}} |{''.join(rows[name])}|\n")
     out.write(f"{'':<{label_w}} one column = {per / 1e3:.1f} us\n")
-    out.write("legend: on the critical path  # CPU work  ~ network  W disk write  F disk flush  "
-              ". waiting\n        in parallel, not on it  + CPU work  - network  w write  f flush\n")
+    out.write("legend: on the critical path  # CPU  ~ network  W disk write  R disk read  "
+              "F disk flush  . waiting\n        in parallel, not on it  + CPU  - network  "
+              "w write  r read  f flush\n")
     return out.getvalue()
 
 

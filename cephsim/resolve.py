@@ -153,6 +153,18 @@ class MetaCache:
 
 
 @dataclass(frozen=True, slots=True)
+class EcConfig:
+    """An erasure-coded pool as the data path sees it."""
+
+    k: int
+    m: int
+    stripe_unit: int  #: bytes of one chunk
+    plugin: str
+    technique: str
+    optimized: bool  #: Tentacle's optimized EC: partial reads and writes
+
+
+@dataclass(frozen=True, slots=True)
 class CephConfig:
     release: str
     debug_logging: str
@@ -167,6 +179,7 @@ class CephConfig:
     commit_finisher: bool = False  #: commit callbacks run on BlueStore's finisher thread
     read_cache_hit: float = 0.0  #: probability that a read is served from the primary's buffer cache
     meta: MetaCache | None = None  #: BlueStore's onode and RocksDB block caches (None: always warm)
+    ec: EcConfig | None = None  #: the pool's erasure code (None: replicated)
     #: debug log lines gathered per run of a stage (``debuglog.lines_per_stage``), and the
     #: log/gather levels of the counted subsystems
     debug_lines: dict[str, int] = field(default_factory=dict)
@@ -578,6 +591,10 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
                        next_osd, scenario.workload.numjobs * scenario.workload.image_size),
         meta=_meta_cache(scenario, media, next_osd),
         debug_lines=lines_per_stage(dlevels), debug_levels=dlevels,
+        ec=None if scenario.pool.type != "erasure" else EcConfig(
+            k=scenario.pool.k or 2, m=scenario.pool.m or 2, stripe_unit=scenario.pool.stripe_unit,
+            plugin=scenario.pool.plugin, technique=scenario.pool.technique or "reed_sol_van",
+            optimized=scenario.pool.ec_optimizations),
         **_wire(scenario))
 
     clients = tuple(scenario.workload.clients or ())
@@ -619,13 +636,20 @@ def _meta_cache(scenario: Scenario, media: str, n_osds: int) -> MetaCache | None
     if n_osds == 0:
         return None
     reads_only = w.rw in ("read", "randread")
-    copies = 1 if reads_only else scenario.pool.size  # writes touch every copy
+    # writes touch every copy (every shard of an EC pool); reads the primary's copy, or
+    # an EC pool's k data shards
+    pool = scenario.pool
+    copies = (pool.size if not reads_only else
+              (pool.k or 2) if pool.type == "erasure" else 1)
     objects = w.numjobs * -(-w.image_size // w.object_size) * copies / n_osds
     if w.image_state == "fresh":
         objects = 0.0
-    return meta_cache(ceph.release, media, ceph.osd_memory_target, ceph.bluestore_cache_size,
-                      objects, writes_only=w.rw in ("write", "randwrite"),
-                      sequential=not w.rw.startswith("rand"))
+    m = meta_cache(ceph.release, media, ceph.osd_memory_target, ceph.bluestore_cache_size,
+                   objects, writes_only=w.rw in ("write", "randwrite"),
+                   sequential=not w.rw.startswith("rand"))
+    if w.metadata_cache == "cold" and objects > 0:  # the first touch since the OSDs started
+        m = replace(m, onode_hit=0.0, kv_hit=0.0)
+    return m
 
 
 #: the longest one write's CPU work may take on a host's slowest clock: a quarter of the

@@ -28,7 +28,8 @@ Kcycles = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 
 def runs_kernel_code(stage: str) -> bool:
     """Stages that run Linux kernel code (TCP, scheduler, block layer, krbd/CephFS/libceph)
-    or a crypto library's (``crypto.*``: OpenSSL's or the kernel's AES), not Ceph's own,
+    or a library's (``crypto.*``: OpenSSL's or the kernel's AES; ``ec.*``: the erasure-code
+    plugins), not Ceph's own,
     and ``log.line``, a per-line estimate that the corpus fit never sees (no fitted
     cluster gathers a line per op).
 
@@ -37,7 +38,7 @@ def runs_kernel_code(stage: str) -> bool:
     Ceph release and are anchored to kernel measurements (qperf's ~6 us of TCP stack per
     round trip, ``calibrate --network``), so the scale does not apply to them.
     """
-    return stage.startswith(("kernel.", "client.kernel", "crypto.", "log."))
+    return stage.startswith(("kernel.", "client.kernel", "crypto.", "log.", "ec."))
 
 
 class Tails(BaseModel):

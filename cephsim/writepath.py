@@ -80,6 +80,9 @@ from cephsim.metrics.trace import TracedAcc, fork
 OSDOP_HDR = 300
 REPOP_HDR = 600
 REPLY_BYTES = 250
+#: an EC sub-read request (MOSDECSubOpRead: the shard's extents to read); a sub-write
+#: (MOSDECSubOpWrite: the shard's transaction and log entry) is REPOP_HDR plus its chunk
+EC_READ_HDR = 300
 
 # BlueStore throttles: option defaults in src/common/options/global.yaml.in (all releases)
 THROTTLE_BYTES = 64 * 1024**2            #: bluestore_throttle_bytes
@@ -126,6 +129,55 @@ def deferred_runs(extents: list[tuple[int, int, int]], per_object: int) -> list[
             runs.append(nbytes)
         prev = (image, block)
     return runs
+
+
+def ec_plan(ec: Any, per: int, block: int, nbytes: int,
+            is_write: bool) -> tuple[list[tuple[int, int]], list[tuple[int, int]], int]:
+    """What an EC pool's primary does for an op of ``nbytes`` at ``block`` (in blocks of
+    ``nbytes``, ``per`` to an object): the shard reads [(shard, bytes)] first
+    (a write's read-modify-write, or a read's own), the sub-writes [(shard, bytes)],
+    and the data bytes it encodes.  Shards 0..k-1 hold data chunks of ``stripe_unit``
+    bytes in turn, k..k+m-1 the coding chunks of each stripe.
+
+    Classic EC (to Squid; ECTransaction::get_write_plan, ECBackend): a write that does
+    not cover whole stripes reads the stripes it touches from all k data shards and
+    re-encodes them; every shard gets a sub-write (the PG log entry), with data where
+    its chunks changed (the coding shards always).  A read reads the stripes it touches
+    from all k data shards.  Optimized EC (Tentacle, pool.ec_optimizations): a read
+    reads only the shards holding its data; a partial write reads the cheaper of the
+    untouched data chunks or the old touched chunks and the coding chunks, and writes
+    only the shards that change."""
+    su, kk, m = ec.stripe_unit, ec.k, ec.m
+    width = su * kk
+    off = (block % per) * nbytes  # within the object
+    end = off + nbytes
+    touched: dict[int, int] = {}  # data shard -> bytes of this op on it
+    c = off // su
+    while c * su < end:
+        lo, hi = max(off, c * su), min(end, (c + 1) * su)
+        touched[c % kk] = touched.get(c % kk, 0) + hi - lo
+        c += 1
+    s0, s1 = off // width, (end - 1) // width  # stripes touched
+    stripes = s1 - s0 + 1
+    head, tail = off % width != 0, end % width != 0  # the first / last stripe partly written
+    partial = int(head or tail) if s0 == s1 else int(head) + int(tail)
+    if not is_write:
+        if ec.optimized:
+            return sorted(touched.items()), [], 0
+        return [(i, su * stripes) for i in range(kk)], [], 0
+    reads: list[tuple[int, int]] = []
+    if partial:
+        if not ec.optimized:
+            reads = [(i, su * partial) for i in range(kk)]
+        else:
+            others = [i for i in range(kk) if i not in touched]
+            delta = list(touched) + list(range(kk, kk + m))
+            pick = others if len(others) <= len(delta) else delta
+            reads = [(i, su * partial) for i in sorted(pick)]
+    writes = [(i, touched.get(i, 0)) for i in range(kk)] + [(kk + j, su * stripes) for j in range(m)]
+    if ec.optimized:
+        writes = [(i, b) for i, b in writes if b]
+    return reads, writes, su * kk * stripes
 
 
 class Op:
@@ -179,6 +231,10 @@ class Protocol:
         #: syscall, so the submission is part of clat and no slat is recorded
         self.sync_io = r.scenario.workload.sync_io
         self.size = r.scenario.pool.size
+        self.ec = r.ceph.ec
+        if self.ec is not None:  # the plugin's encoding work: per stripe and per KiB x parity
+            per_kib = self.cost[f"ec.{self.ec.plugin}_per_kib"]
+            self.ec_encode = (self.cost["ec.encode_call"], per_kib * self.ec.m)
         self.deferred = r.ceph.write_mode == "deferred"
         self.wal_log_sync = r.ceph.wal_log_sync
         self.notify_all = costs.notify_all_on_enqueue
@@ -243,27 +299,38 @@ class Protocol:
         return th, t_lock
 
     def _metadata(self, op: Op, osd: OSD, th: Thread, t: int, acc: list[int],
-                  write: bool) -> Generator[Any, Any, int]:
+                  write: bool, attrs_only: bool = False) -> Generator[Any, Any, int]:
         """The op's object metadata, in thread ``th`` (which holds the PG lock): found in
         the onode cache, or loaded with one RocksDB get for the onode and one per extent-map
         shard the I/O needs, each from the block cache or a 4 KiB read of the DB device
-        that the thread waits for (BlueFS reads synchronously)."""
+        that the thread waits for (BlueFS reads synchronously).  ``attrs_only``: the object
+        context's attributes, which live in the onode (no shard; an EC primary's getattr).
+        The object a job just touched stays cached, with what of it was loaded."""
         m = self.meta
         if m is None:
             return t
         obj = (op.job.index << 32) + op.block // self.blocks_per_object
         osd.meta_lookups += 1
         last = osd.meta_last.get(op.job.index)
-        osd.meta_last[op.job.index] = obj
         onode, kv, rfrac, wfrac = self.meta_coins[osd.id]
-        if last == obj or onode.draw():  # the object it just served stays cached
+        if last is not None and last[0] == obj:
+            if attrs_only or last[1]:
+                osd.meta_hits += 1
+                return t
+            gets = 0  # the onode is there, its shards are not yet
+        elif onode.draw():  # a cached onode keeps the shards it loaded
             osd.meta_hits += 1
+            osd.meta_last[op.job.index] = (obj, True)
             return t
+        else:
+            gets = 1
+        osd.meta_last[op.job.index] = (obj, not attrs_only)
+        if not attrs_only:
+            # the shards: a fractional mean, one more with that probability
+            gets += int(m.write_shards if write else m.read_shards)
+            if (wfrac if write else rfrac).draw():
+                gets += 1
         k = self.k
-        # the onode, then the shards (a fractional mean: one more with that probability)
-        gets = 1 + int(m.write_shards if write else m.read_shards)
-        if (wfrac if write else rfrac).draw():
-            gets += 1
         for _ in range(gets):
             osd.kv_gets += 1
             t = th.run(t, self.kc("osd.meta_get"), acc, handoff=False)  # goes on working
@@ -346,10 +413,12 @@ class Protocol:
         if k.must_yield(t):
             yield t
         if op.is_write:
-            t = yield from self.primary_write(op, primary, t)
+            t = yield from (self.primary_write(op, primary, t) if self.ec is None else
+                            self.ec_write(op, primary, t))
             back = REPLY_BYTES
         else:
-            t = yield from self.primary_read(op, primary, t)
+            t = yield from (self.primary_read(op, primary, t) if self.ec is None else
+                            self.ec_read(op, primary, t))
             back = REPLY_BYTES + op.nbytes
         t = yield from c.path(primary.host, job.host).transfer(k, t, back, acc)
         if k.must_yield(t):
@@ -411,11 +480,13 @@ class Protocol:
         return t
 
     def replicate(self, op: Op, prim: OSD, rep: OSD, i: int, acc: list[int],
-                  join: Join) -> Generator[Any, Any, None]:
-        """Branch: MOSDRepOp to one replica, its commit, the reply back at the primary."""
+                  join: Join, data: int | None = None) -> Generator[Any, Any, None]:
+        """Branch: MOSDRepOp to one replica (or an EC pool's MOSDECSubOpWrite to one shard,
+        carrying ``data`` bytes), its commit, the reply back at the primary."""
         k = self.k
         t = k.now
-        nbytes = REPOP_HDR + op.nbytes
+        data = op.nbytes if data is None else data
+        nbytes = REPOP_HDR + data
         # tp_osd_tp encodes the MOSDRepOp (fast-dispatch type: encoded in the caller) and
         # hands it to the msgr-worker owning the replica connection
         w = prim.worker(rep.id)
@@ -435,7 +506,7 @@ class Protocol:
         t = th.run(t_lock, self.kc("osd.do_repop"), acc)
         if self.meta is not None:  # queue_transactions -> _write -> get_onode, fault_range
             t = yield from self._metadata(op, rep, th, t, acc, True)
-        t = yield from self.bluestore_commit(op, rep, th, t, acc)
+        t = yield from self.bluestore_commit(op, rep, th, t, acc, nbytes=data)
         # repop_commit in the shard's first thread (Luminous, Mimic: BlueStore's finisher,
         # under the PG lock), reply via the msgr-worker
         t = rep.commit_thread(op.pg).run(t, self.kc("osd.repop_commit"), acc)
@@ -456,9 +527,13 @@ class Protocol:
         join.arrive(t, acc)
 
     def local_commit(self, op: Op, osd: OSD, th: Thread, acc: list[int],
-                     join: Join) -> Generator[Any, Any, None]:
-        """Branch: the primary's own BlueStore transaction, then its commit callback."""
-        t = yield from self.bluestore_commit(op, osd, th, self.k.now, acc, handoff=False)
+                     join: Join, data: int | None = None) -> Generator[Any, Any, None]:
+        """Branch: the primary's own BlueStore transaction (an EC pool: its own shard's,
+        ``data`` bytes), then its commit callback."""
+        t = self.k.now
+        if data is not None and self.meta is not None:  # an EC primary's own sub-write
+            t = yield from self._metadata(op, osd, th, t, acc, True)
+        t = yield from self.bluestore_commit(op, osd, th, t, acc, handoff=False, nbytes=data)
         t = osd.commit_thread(op.pg).run(t, self.kc("osd.commit_cb"), acc)
         osd.hold_pg(op.pg, t)
         op.ev[E_OPCOMMIT] = t
@@ -466,10 +541,14 @@ class Protocol:
 
     # ------------------------------------------------------------ BlueStore
     def bluestore_commit(self, op: Op, osd: OSD, th: Thread, t: int, acc: list[int],
-                         handoff: bool = False) -> Generator[Any, Any, int]:
-        """queue_transactions -> (data aio) -> kv_sync batch -> kv_final. Returns commit time."""
+                         handoff: bool = False,
+                         nbytes: int | None = None) -> Generator[Any, Any, int]:
+        """queue_transactions -> (data aio) -> kv_sync batch -> kv_final. Returns commit time.
+        ``nbytes``: the data the transaction writes (default the op's; an EC shard's chunk,
+        or 0 for a shard that only records the log entry)."""
         k = self.k
-        cost = op.nbytes + self.cost_per_io
+        nbytes = op.nbytes if nbytes is None else nbytes
+        cost = nbytes + self.cost_per_io
         deferred = self.deferred
         while (osd.throttle_kv + cost > THROTTLE_BYTES and osd.throttle_kv > 0) or (
                 deferred and osd.throttle_deferred + cost > THROTTLE_BYTES + THROTTLE_DEFERRED_BYTES
@@ -488,17 +567,17 @@ class Protocol:
         osd.hold_pg(op.pg, t)  # PG lock held until here
         if k.must_yield(t):
             yield t
-        if not self.deferred:
+        if not self.deferred and nbytes:
             if osd.crypt_sector:
-                t = yield from self._encrypt(osd, t, op.nbytes, acc)
-            t = osd.disk.write(t, op.nbytes, acc)
+                t = yield from self._encrypt(osd, t, nbytes, acc)
+            t = osd.disk.write(t, nbytes, acc)
             if k.must_yield(t):
                 yield t
             t = osd.aio_data.run(t, self.kc("osd.aio_complete") + self.kc("kernel.io_complete"), acc)
             if k.must_yield(t):
                 yield t
         wait = Join(k, 1)
-        osd.kv_pending.append((t, acc, wait, op.nbytes, cost))
+        osd.kv_pending.append((t, acc, wait, nbytes, cost))
         if not osd.kv_running:
             osd.kv_running = True
             self.k.spawn(self.kv_sync_loop(osd), t)
@@ -507,8 +586,8 @@ class Protocol:
         t = osd.kv_final.run(t, self.kc("osd.kv_final"), acc)
         if k.must_yield(t):
             yield t
-        if self.deferred:
-            self._deferred_apply(osd, t, cost, op)
+        if self.deferred and nbytes:
+            self._deferred_apply(osd, t, cost, op, nbytes)
         return t
 
     def kv_sync_loop(self, osd: OSD) -> Generator[Any, Any, None]:
@@ -656,7 +735,7 @@ class Protocol:
         return
         yield  # pragma: no cover
 
-    def _deferred_apply(self, osd: OSD, t: int, cost: int, op: Op) -> None:
+    def _deferred_apply(self, osd: OSD, t: int, cost: int, op: Op, nbytes: int) -> None:
         """Deferred writes reach their final place later, in batches, off the latency path.
 
         Submitted when ``bluestore_deferred_batch_ops`` are queued or the deferred
@@ -668,7 +747,7 @@ class Protocol:
         large writes, not one access each.
         """
         osd.deferred_bytes += cost
-        osd.deferred_extents.append((op.job.index, op.block, op.nbytes))
+        osd.deferred_extents.append((op.job.index, op.block, nbytes))
         past_mid = osd.throttle_deferred > (THROTTLE_BYTES + THROTTLE_DEFERRED_BYTES) // 2
         if len(osd.deferred_extents) >= self.batch_ops or past_mid:
             end = t
@@ -679,6 +758,132 @@ class Protocol:
             self.k.spawn(self._release_deferred(osd, osd.deferred_bytes), end)
             osd.deferred_bytes = 0
             osd.deferred_extents = []
+
+    # ------------------------------------------------------------ erasure-coded pools
+    def ec_write(self, op: Op, osd: OSD, t: int) -> Generator[Any, Any, int]:
+        """An EC pool's primary: plan, read what the parity needs (read-modify-write),
+        encode, sub-writes to the shards (its own committed locally), reply when all
+        have committed (ECBackend::submit_transaction, start_rmw, try_reads_to_commit,
+        try_finish_rmw)."""
+        acc, ev, k = op.acc, op.ev, self.k
+        worker, th, t_lock = yield from self.receive_op(op, osd, t, OSDOP_HDR + op.nbytes)
+        t = th.run(t_lock, self.kc("osd.do_op") + self.kc("osd.ec_rmw"), acc)
+        if self.meta is not None:  # the object context: its own shard object's attributes
+            t = yield from self._metadata(op, osd, th, t, acc, True, attrs_only=True)
+        ev[E_WAITSUB] = t
+        reads, writes, encoded = ec_plan(self.ec, self.blocks_per_object, op.block, op.nbytes, True)
+        if reads:
+            osd.hold_pg(op.pg, t)  # the op waits for its reads without the PG lock
+            t, th = yield from self._ec_reads(op, osd, reads, t)
+            acc = op.acc
+        call, per_kib = self.ec_encode
+        t = th.run(t, (call + per_kib * encoded / 1024.0) * self.jitter.draw(), acc,
+                   handoff=False)
+        shards = self.c.acting[op.pg]
+        branches = Join(k, len(writes))
+        for idx, nbytes in writes:
+            rid = shards[idx]
+            if rid == osd.id:
+                k.spawn(self.local_commit(op, osd, th, _fork(acc), branches, nbytes), t)
+            else:
+                k.spawn(self.replicate(op, osd, self.c.osds[rid], idx, _fork(acc), branches,
+                                       nbytes), t)
+        yield branches
+        acc = op.acc
+        acc[:] = branches.last
+        t = worker.run(branches.t, self.kc("osd.reply_send") + self.kc("kernel.tcp_tx", REPLY_BYTES)
+                       + self.msg("client", REPLY_BYTES), acc)
+        ev[E_SENT] = ev[E_DONE] = t
+        return t
+
+    def ec_read(self, op: Op, osd: OSD, t: int) -> Generator[Any, Any, int]:
+        """An EC pool's primary serves a read from the shards that hold it (all k data
+        shards before Tentacle's optimized EC); with every data shard read the code is
+        systematic, so nothing is decoded."""
+        acc, ev = op.acc, op.ev
+        worker, th, t_lock = yield from self.receive_op(op, osd, t, OSDOP_HDR)
+        t = th.run(t_lock, self.kc("osd.do_read"), acc)
+        if self.meta is not None:  # the object context: its own shard object's attributes
+            t = yield from self._metadata(op, osd, th, t, acc, False, attrs_only=True)
+        osd.hold_pg(op.pg, t)
+        reads, _, _ = ec_plan(self.ec, self.blocks_per_object, op.block, op.nbytes, False)
+        t, th = yield from self._ec_reads(op, osd, reads, t)
+        acc = op.acc
+        osd.hold_pg(op.pg, t)
+        t = worker.run(t, self.kc("osd.reply_send") + self.kc("kernel.tcp_tx", op.nbytes)
+                       + self.msg("client", REPLY_BYTES + op.nbytes), acc)
+        ev[E_SENT] = ev[E_DONE] = t
+        return t
+
+    def _ec_reads(self, op: Op, osd: OSD, reads: list[tuple[int, int]],
+                  t: int) -> Generator[Any, Any, tuple[int, Thread]]:
+        """Sub-reads to the shards in parallel (the primary's own shard through its own op
+        queue); returns when the last reply has been handled, and the shard thread that
+        handled it (it goes on with the op)."""
+        k, acc = self.k, op.acc
+        shards = self.c.acting[op.pg]
+        join = Join(k, len(reads))
+        for idx, nbytes in reads:
+            k.spawn(self._ec_subread(op, osd, self.c.osds[shards[idx]], idx, nbytes,
+                                     _fork(acc), join), t)
+        yield join
+        acc2, th = join.last
+        op.acc[:] = acc2
+        return join.t, th
+
+    def _ec_subread(self, op: Op, prim: OSD, rep: OSD, idx: int, nbytes: int,
+                    acc: list[int], join: Join) -> Generator[Any, Any, None]:
+        """Branch: MOSDECSubOpRead to one shard (or to the primary itself, without the
+        network), the shard reads its chunk (its object's metadata first), the reply back
+        and its handling at the primary (handle_sub_read_reply, under the PG lock)."""
+        k = self.k
+        t = k.now
+        local = rep is prim
+        if not local:
+            w = prim.worker(rep.id)
+            t = w.run(t, self.kc("osd.repop_send") + self.kc("kernel.tcp_tx", EC_READ_HDR)
+                      + self.msg("cluster", EC_READ_HDR), acc)
+            t = yield from self.c.path(prim.host, rep.host).transfer(k, t, EC_READ_HDR, acc)
+            if k.must_yield(t):
+                yield t
+            rw = rep.worker(prim.id)
+            t = rw.run(t, self.kc("osd.msgr_recv") + self.kc("kernel.tcp_rx", EC_READ_HDR)
+                       + self.msg("cluster", EC_READ_HDR), acc)
+            if k.must_yield(t):
+                yield t
+        th, t_lock = self._shard(rep, op.pg, t, acc)
+        t = th.run(t_lock, self.kc("osd.ec_subread"), acc)
+        if self.meta is not None:  # the shard's own object
+            t = yield from self._metadata(op, rep, th, t, acc, False)
+        t = th.run(t, self.kc("kernel.io_submit"), acc, handoff=False)
+        if k.must_yield(t):
+            yield t
+        per = self.blocks_per_object
+        t = rep.disk.read(t, nbytes, acc, (op.job.index << 32) + op.block // per,
+                          (op.block % per) * op.nbytes)
+        if k.must_yield(t):
+            yield t
+        if rep.crypt_sector:
+            t = self._next_kcryptd(rep).run(t, self._crypt_kc(rep, nbytes), acc)
+            if k.must_yield(t):
+                yield t
+        t = th.run(t, self.kc("kernel.io_complete"), acc)
+        back = REPLY_BYTES + nbytes
+        if not local:
+            t = rw.run(t, self.kc("kernel.tcp_tx", back) + self.msg("cluster", back), acc)
+            t = yield from self.c.path(rep.host, prim.host).transfer(k, t, back, acc)
+            if k.must_yield(t):
+                yield t
+            t = w.run(t, self.kc("osd.msgr_recv") + self.kc("kernel.tcp_rx", back)
+                      + self.msg("cluster", back), acc)
+            if k.must_yield(t):
+                yield t
+            th, t_lock = self._shard(prim, op.pg, t, acc)
+            t = th.run(t_lock, self.kc("osd.ec_read_reply"), acc)
+        else:
+            t = th.run(t, self.kc("osd.ec_read_reply"), acc, handoff=False)
+        prim.hold_pg(op.pg, t)
+        join.arrive(t, (acc, th))
 
     # ------------------------------------------------------------ reads
     def primary_read(self, op: Op, osd: OSD, t: int) -> Generator[Any, Any, int]:

@@ -71,8 +71,11 @@ def render_run(res: RunResult, fmt: str) -> str:
     if fmt in ("json", "json+"):
         return dumps_fio_json(result_document(res, plus=fmt == "json+")) + "\n"
     sc = res.scenario
+    pool = (f"pool size {sc.pool.size}" if sc.pool.type == "replicated" else
+            f"EC {sc.pool.k}+{sc.pool.m} {sc.pool.plugin}"
+            + (", optimized" if sc.pool.ec_optimizations else ""))
     head = (f"cephsim: {sc.name} (seed {res.seed}, {res.records.count()} I/Os measured, "
-            f"{sc.ceph.release}, pool size {sc.pool.size}, "
+            f"{sc.ceph.release}, {pool}, "
             f"{write_path(res)})\n")
     text = head + power_text(res) + cache_text(res) + cost_text(res) + fio_text([job_stats(res)])
     text += "\nWhere the time went (mean per I/O):\n" + breakdown_text(res)

@@ -369,10 +369,24 @@ class Monitors(_M):
         return self.election_strategy or ("connectivity" if self.tiebreaker else "classic")
 
 
-class Pool(_M):
-    """The replicated pool the workload writes to."""
+#: erasure-code techniques per plugin (src/erasure-code/jerasure, src/erasure-code/isa)
+EC_TECHNIQUES = {"jerasure": ("reed_sol_van", "reed_sol_r6_op", "cauchy_orig", "cauchy_good",
+                              "liberation", "blaum_roth", "liber8tion"),
+                 "isa": ("reed_sol_van", "cauchy")}
 
-    size: Int = Field(3, ge=1, le=10, description="Replicas per object.")
+
+class Pool(_M):
+    """The pool the workload writes to: replicated, or erasure-coded."""
+
+    type: Literal["replicated", "erasure"] = Field("replicated", description="'replicated' (size copies) or 'erasure' (k data and m coding chunks per stripe on k+m OSDs; RBD and CephFS data on such a pool, their metadata on a replicated one, which the data path does not touch for an overwrite).")
+    k: Int | None = Field(None, ge=1, le=32, description="erasure: data chunks per stripe (default profile: 2).")
+    m: Int | None = Field(None, ge=1, le=16, description="erasure: coding chunks per stripe (default profile: 2).")
+    plugin: Literal["jerasure", "isa"] = Field("jerasure", description="erasure: the erasure-code plugin (Ceph's default jerasure; isa is Intel's ISA-L).")
+    technique: str | None = Field(None, description="erasure: the plugin's technique (default reed_sol_van; jerasure: reed_sol_van, reed_sol_r6_op, cauchy_orig, cauchy_good, liberation, blaum_roth, liber8tion; isa: reed_sol_van, cauchy). With m=1 every technique is a plain XOR.")
+    stripe_unit: Size = Field(4096, description="erasure: bytes of one chunk of a stripe (osd_pool_erasure_code_stripe_unit, 4 KiB); a stripe holds k of them.")
+    allow_ec_overwrites: bool = Field(True, description="erasure: partial overwrites allowed (needed for RBD and CephFS data; Luminous on, BlueStore only).")
+    ec_optimizations: bool = Field(False, description="erasure, Tentacle on (allow_ec_optimizations): partial reads (only the shards that hold the data) and partial writes (read only what the parity update needs).")
+    size: Int = Field(3, ge=1, le=48, description="Replicas per object (an erasure-coded pool's size is k+m, set from them).")
     min_size: Int | None = Field(None, ge=1, description="Replicas needed for I/O (default size - size//2).")
     pg_num: Int = Field(128, ge=1, le=65536, description="Placement groups (at most mon_max_pool_pg_num, 65536).")
     failure_domain: Literal["host", "osd"] = Field(
@@ -380,8 +394,35 @@ class Pool(_M):
         "distinct hosts) or 'osd' (distinct OSDs, possibly on one host: single-node clusters; a "
         "replica on the primary's host is reached over loopback).")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _erasure_size(cls, data: Any) -> Any:
+        """An erasure-coded pool's size is k + m, as Ceph sets it; a size given with them
+        must agree (k+m)."""
+        if not isinstance(data, dict) or data.get("type") != "erasure":
+            return data
+        k, m = data.get("k", 2), data.get("m", 2)
+        if isinstance(k, int) and isinstance(m, int) and not isinstance(k, bool) \
+                and not isinstance(m, bool):
+            if "size" in data and data["size"] != k + m:
+                raise ValueError(f"size: an erasure-coded pool's size is k+m = {k + m}; set it to that or remove "
+                                 f"size (got {data['size']!r})")
+            data = {**data, "k": k, "m": m, "size": k + m}
+        return data
+
     @model_validator(mode="after")
     def _sizes(self) -> Pool:
+        if self.type == "replicated":
+            for f in ("k", "m", "technique"):
+                if getattr(self, f) is not None:
+                    raise ValueError(f"{f}: applies to erasure-coded pools (type: erasure)")
+        else:
+            tech = self.technique or "reed_sol_van"
+            if tech not in EC_TECHNIQUES[self.plugin]:
+                raise ValueError(f"technique: {tech!r} is not a technique of the {self.plugin} "
+                                 f"plugin ({', '.join(EC_TECHNIQUES[self.plugin])})")
+            if self.stripe_unit < 4096 or self.stripe_unit % 4096:
+                raise ValueError("stripe_unit: a multiple of 4 KiB (BlueStore's block)")
         if self.min_size is not None and self.min_size > self.size:
             raise ValueError(f"min_size: min_size ({self.min_size}) is larger than size ({self.size})")
         return self
@@ -452,6 +493,7 @@ class Workload(_M):
     image_size: Size = Field(10 * 1024**3, description="RBD image size per job (sets how many objects/PGs are touched); '10GB' means 10 GiB, as fio's --size and rbd create --size read it.")
     object_size: Size = Field(4 * 1024**2, description="RADOS object size.")
     image_state: Literal["written", "fresh"] = Field("written", description="What the image held before the run. 'written' (default): every block was written before (a prefill, or a benchmark after others), so a write is an overwrite of allocated space. 'fresh': the image was just created: a write lands in unallocated space and takes BlueStore's allocation path (a new blob written directly, even where min_alloc_size is larger than the write and an overwrite would be deferred), and a read of a never-written block finds no object and reads no device.")
+    metadata_cache: Literal["steady", "cold"] = Field("steady", description="State of the OSDs' metadata caches (onodes, RocksDB blocks). 'steady' (default): what the workload's own access pattern leaves in them (every object cached when they all fit). 'cold': nothing cached, the first touch of every object since the OSDs started: each I/O first reads its object's onode and extent-map shard from the DB device.")
     read_cache: Literal["cold", "warm"] = Field("cold", description="State of the OSDs' BlueStore buffer caches (bluestore_default_buffered_read is on) for reads. 'cold' (default): every read goes to the device, as on a first pass over freshly written data (writes do not fill the cache: bluestore_default_buffered_write is off). 'warm': the data was read before (e.g. by an earlier test of the same suite), so each read hits the primary's cache with the probability cache bytes / data bytes, capped at 1 (see ceph.osd_memory_target).")
 
     @property
@@ -614,6 +656,20 @@ class Scenario(_M):
                      for i in range(g.count)]
         if not osd_hosts:
             raise ValueError("hosts: no host has OSDs")
+        if self.pool.type == "erasure":
+            if not self.pool.allow_ec_overwrites and self.workload.rw not in ("read", "randread"):
+                raise ValueError("pool.allow_ec_overwrites: RBD and CephFS write into an "
+                                 "erasure-coded pool only with overwrites allowed")
+            if self.pool.ec_optimizations and self.ceph.release != "tentacle":
+                raise ValueError(f"pool.ec_optimizations: the optimized EC path came with "
+                                 f"Tentacle (20); release {self.ceph.release} has the classic one")
+            where = "OSD hosts" if self.pool.failure_domain == "host" else "OSDs"
+            count = (len(osd_hosts) if self.pool.failure_domain == "host" else
+                     sum(g.count * g.osds.count for g in self.hosts if g.osds))
+            if self.pool.size > count:
+                raise ValueError(
+                    f"pool.k: k+m = {self.pool.size} shards need as many {where}, there are "
+                    f"{count} (lower k or m, or pool.failure_domain: osd)")
         if self.pool.failure_domain == "host" and self.pool.size > len(osd_hosts):
             raise ValueError(
                 f"pool.size: size {self.pool.size} is larger than the number of OSD hosts "
