@@ -207,8 +207,9 @@ def test_the_shipped_release_ratios_load_and_bad_ones_are_located(tmp_path: Path
     from cephsim.errors import CephsimError
 
     rs = load_ratios(ROOT / "calibration" / "release-ratios.yaml")
-    assert {(r.a, r.b) for r in rs} == {("pacific", "quincy"), ("quincy", "reef")}
-    assert all(r.cluster == "mako" for r in rs)
+    assert {(r.a, r.b) for r in rs} == {("pacific", "quincy"), ("quincy", "reef"),
+                                        ("nautilus", "octopus"), ("octopus", "pacific")}
+    assert {r.cluster for r in rs} == {"mako", "perf-lab-2021"}
     bad = tmp_path / "r.yaml"
     bad.write_text("ratios:\n  - {a: pacific, b: quincy, ratio: 1.06, sigma: 0.05, cluster: x}\n"
                    "  - {a: pacific, b: kraken, ratio: 1.0, sigma: 0.1, cluster: x}\n")
