@@ -237,6 +237,32 @@ def inspect(files: Annotated[list[Path], typer.Argument(help="Measurement files 
         _fail(e)
 
 
+@app.command()
+def init(source: Annotated[Path, typer.Option("--from", help="Directory of collected command outputs (ceph osd metadata/tree/pool ls detail/config dump -f json, ceph versions, lscpu, cpupower frequency-info/idle-info, ethtool, ethtool -i, ip -j link, nvme list -o json, ping), recognised by content.")],
+         output: OutputOpt = None,
+         yes: Annotated[bool, typer.Option("--yes", "-y", help="Take the guesses without asking (they are listed in the file's header either way).")] = False) -> None:
+    """Write a scenario for an existing cluster from what its operator can collect."""
+    try:
+        from cephsim.init.build import build
+        from cephsim.init.collect import read_dir
+        from cephsim.output import check_outputs
+
+        if output is not None:
+            check_outputs({"--output": output})
+        built = build(read_dir(source))
+        for line in built.notes:
+            typer.echo(f"cephsim init: {line}", err=True)
+        for line in built.guesses:
+            typer.echo(f"cephsim init: ASSUMED {line}", err=True)
+        if not yes and built.guesses and sys.stdin is not None and sys.stdin.isatty():
+            if not typer.confirm(f"write the scenario with these {len(built.guesses)} "
+                                 "assumptions?", default=True, err=True):
+                raise typer.Exit(1)
+        _emit(built.text, output)
+    except CephsimError as e:
+        _fail(e)
+
+
 from cephsim.cli_calibrate import register as _reg_calibrate; _reg_calibrate(app)  # noqa: E402,E702
 from cephsim.cli_whatif import register as _reg_whatif; _reg_whatif(app)  # noqa: E402,E702
 
