@@ -74,8 +74,22 @@ def _version(value: bool) -> None:
 @app.callback()
 def _main(version: Annotated[bool, typer.Option(
         "--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
+          catalog: Annotated[Optional[list[Path]], typer.Option(
+              "--catalog", help="A directory of your own catalog files (cpus.yaml, disks.yaml, "
+              "nics.yaml, switches.yaml, cstates.yaml; repeatable), added to the shipped "
+              "catalog for this command, before CEPHSIM_CATALOG's; an entry may start from "
+              "another with 'base: <id>'.")] = None,
           ) -> None:
     """cephsim: discrete-event simulator of Ceph replicated write latency."""
+    if catalog:
+        import os
+
+        from cephsim.catalog.load import ENV, reset
+
+        # in the environment, so that sweep's worker processes read the same catalog
+        os.environ[ENV] = os.pathsep.join([*map(str, catalog),
+                                            *filter(None, [os.environ.get(ENV)])])
+        reset()
 
 
 class Format(str, Enum):

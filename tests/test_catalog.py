@@ -183,8 +183,13 @@ def test_bad_entry_names_file_and_id(monkeypatch):
                                                "rx_latency": "fast", "sources": {}}}
 
     monkeypatch.setattr(load_mod, "_read", fake_read)
-    with pytest.raises(CephsimError) as e:
-        load_mod._load_kind("nics")
+    load_mod.reset()  # the raw entries are cached
+    try:
+        with pytest.raises(CephsimError) as e:
+            load_mod._load_kind("nics")
+    finally:
+        monkeypatch.undo()
+        load_mod.reset()
     msg = str(e.value)
     assert "nics.yaml" in msg and "bad-nic" in msg
 

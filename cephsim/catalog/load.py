@@ -7,6 +7,12 @@ entry against its model in :mod:`cephsim.catalog.models` and returns a
 top-level keys starting with ``_`` hold shared YAML anchors (provenance blocks)
 and are skipped.
 
+A user catalog adds to it: directories named in ``CEPHSIM_CATALOG`` (``os.pathsep``
+between them; ``cephsim --catalog DIR`` sets it) may hold files of the same names.  Their
+entries join the shipped ones; one that reuses a shipped id must say ``shadow: true``;
+``base: <id>`` starts from another entry and changes the fields it gives (a figure it
+changes loses the base's source: the user's own, unless given).
+
 Any problem (unreadable YAML, a bad field, an unknown id asked of
 :meth:`Catalog.get`) is raised as a :class:`~cephsim.errors.CephsimError` that
 names the file and entry id.  :func:`catalog_rows` flattens the catalog into
@@ -15,10 +21,13 @@ short rows for the ``cephsim catalog [KIND]`` listing.
 
 from __future__ import annotations
 
+import copy
 import difflib
+import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -105,23 +114,96 @@ def _path(filename: str) -> str:
     return f"cephsim/catalog/data/{filename}"
 
 
+#: the environment variable naming user catalog directories
+ENV = "CEPHSIM_CATALOG"
+
+
+def user_dirs() -> list[Path]:
+    """The user catalog directories, in the order they are read (later ones win)."""
+    return [Path(d) for d in os.environ.get(ENV, "").split(os.pathsep) if d.strip()]
+
+
+def _read_user(path: Path) -> dict[str, Any]:
+    from cephsim.scenario.load import parse_yaml_text, read_text
+
+    data = parse_yaml_text(read_text(path, "catalog file"), str(path))
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise CephsimError.single("top level must be a mapping from id to entry", file=str(path))
+    return data
+
+
+def _merge(base: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:
+    """``base`` with the fields ``change`` gives; a changed figure keeps no base source."""
+    out = copy.deepcopy(dict(base))
+    sources = dict(out.get("sources") or {})
+    for k, v in change.items():
+        if k == "sources":
+            continue
+        out[k] = copy.deepcopy(v)
+        sources.pop(k, None)
+    sources.update(change.get("sources") or {})
+    out["sources"] = sources
+    return out
+
+
+@lru_cache(maxsize=None)
+def raw_entries(kind: str) -> dict[str, tuple[dict[str, Any], str]]:
+    """Every entry of ``kind`` as written (user entries merged onto their base), with the
+    file it comes from: id -> (raw mapping, file)."""
+    filename, _ = KINDS[kind]
+    out = {str(i): (r, _path(filename)) for i, r in _read(filename).items()
+           if not str(i).startswith("_")}
+    shipped = set(out)
+    for d in user_dirs():
+        if not d.is_dir():
+            raise CephsimError.single(f"{d}: not a directory", path=f"{ENV} / --catalog")
+        p = d / filename
+        if not p.is_file():
+            continue
+        for i, raw in _read_user(p).items():
+            i = str(i)
+            if i.startswith("_"):
+                continue
+            if not isinstance(raw, dict):
+                raise CephsimError.single("an entry is a mapping of its fields", file=str(p), path=i)
+            raw = dict(raw)
+            if i in shipped and raw.pop("shadow", False) is not True:
+                raise CephsimError.single(
+                    f"{i!r} is a shipped {kind[:-1] if kind != 'switches' else 'switch'}: "
+                    "give another id, or 'shadow: true' to replace it", file=str(p), path=i)
+            raw.pop("shadow", None)
+            base = raw.pop("base", None)
+            if base is not None:
+                if str(base) not in out:
+                    raise CephsimError.single(f"base: no {kind[:-1]} {base!r} to start from",
+                                              file=str(p), path=f"{i}.base")
+                raw = _merge(out[str(base)][0], raw)
+            out[i] = (raw, str(p))
+    return out
+
+
+def raw_entry(kind: str, id: str) -> dict[str, Any] | None:  # noqa: A002 - the user's word
+    """One entry as written (None if there is none)."""
+    got = raw_entries(_kind(kind)).get(id)
+    return None if got is None else got[0]
+
+
 def _load_kind(kind: str) -> dict[str, Any]:
-    filename, model = KINDS[kind]
+    _, model = KINDS[kind]
     out: dict[str, Any] = {}
     problems: list[Problem] = []
-    for id_, raw in _read(filename).items():
-        id_ = str(id_)
-        if id_.startswith("_"):
-            continue
+    for id_, (raw, origin) in raw_entries(kind).items():
         if id_ != id_.lower() or " " in id_:
-            problems.append(Problem("ids must be lowercase without spaces", file=_path(filename), path=id_))
+            problems.append(Problem("ids must be lowercase without spaces", file=origin, path=id_))
             continue
         try:
             out[id_] = model.model_validate(raw)
         except ValidationError as e:
             for err in e.errors():
                 loc = ".".join(str(x) for x in err["loc"])
-                problems.append(Problem(err["msg"], file=_path(filename), path=f"{id_}.{loc}" if loc else id_))
+                problems.append(Problem(err["msg"], file=origin, path=f"{id_}.{loc}" if loc else id_))
     if problems:
         raise CephsimError(problems)
     return out
@@ -129,8 +211,14 @@ def _load_kind(kind: str) -> dict[str, Any]:
 
 @lru_cache(maxsize=1)
 def load_catalog() -> Catalog:
-    """Read and validate every catalog file (once per process)."""
+    """Read and validate every catalog file, the user's included (once per process)."""
     return Catalog(**{kind: _load_kind(kind) for kind in KINDS})
+
+
+def reset() -> None:
+    """Forget the loaded catalog (after ``CEPHSIM_CATALOG`` changed)."""
+    load_catalog.cache_clear()
+    raw_entries.cache_clear()
 
 
 # ---------------------------------------------------------------------------
@@ -177,7 +265,7 @@ def entry_figures(kind: str, id: str) -> list[dict[str, Any]]:  # noqa: A002 - t
     ``[{field, value, basis, source, note}]``; ``value`` None is the model's default."""
     k = _kind(kind)
     e = load_catalog().get(k, id)
-    raw = _read(KINDS[k][0])[id]
+    raw = raw_entry(k, id) or {}
     if k == "cstates":
         pairs = [(f"{st['name']}.{f}", st.get(f)) for st in raw.get("states", [])
                  for f in CStateTable.figure_fields()]

@@ -43,7 +43,10 @@ class _Entry(BaseModel):
 
     name: str = Field(description="Human-readable product name.")
     sources: dict[str, Provenance] = Field(
-        description="Provenance of every figure, keyed by field name (dotted for nested fields)."
+        default_factory=dict,
+        description="Provenance of every figure, keyed by field name (dotted for nested fields). "
+                    "Every shipped figure has one; a figure of your own without one is 'given by "
+                    "the user'."
     )
 
     #: fields that are descriptive, not figures, and need no source
@@ -89,7 +92,7 @@ class CStateTable(BaseModel):
 
     name: str
     states: list[CState] = Field(min_length=1)
-    sources: dict[str, Provenance]
+    sources: dict[str, Provenance] = Field(default_factory=dict)
     notes: str | None = None
 
     @model_validator(mode="after")

@@ -36,7 +36,7 @@ def _entry_text(kind: str, id: str) -> str:  # noqa: A002
         value = f["value"] if f["value"] is not None else "(not given)"
         lines.append(f"  {f['field']}: {value}")
         if f["source"] is None:
-            lines.append("      no source given")
+            lines.append("      given by the user (no source)")
             continue
         lines.append(f"      {f['basis']}: {f['source']}")
         if f["note"]:

@@ -314,9 +314,9 @@ CATALOG_DEFAULTS = {"switch": "generic-cut-through-25g"}
 def catalog_copy(kind: str, entry_id: str, origin: str, where: str) -> CommentedMap:
     """The catalog entry ``entry_id`` as an inline mapping (figures, sources and all), named
     as changed, so that a --set can change one of its figures."""
-    from cephsim.catalog.load import KINDS, _read
+    from cephsim.catalog.load import raw_entry
 
-    raw = _read(KINDS[kind][0]).get(entry_id)
+    raw = raw_entry(kind, entry_id)
     if not isinstance(raw, dict) or entry_id.startswith("_"):
         raise CephsimError.single(f"{where}: no {kind[:-1]} {entry_id!r} in the catalog to change "
                                   f"(see `cephsim catalog {kind}`)", file=origin)
