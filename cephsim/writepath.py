@@ -470,13 +470,35 @@ class Protocol:
             k.spawn(self.replicate(op, osd, self.c.osds[rid], i, _fork(acc), branches), t)
         k.spawn(self.local_commit(op, osd, th, _fork(acc), branches), t)
         yield branches
-        # the last of {local commit, replica replies} completes the repop: eval_repop builds
-        # the MOSDOpReply and the msgr-worker owning the client connection sends it
+        return self._reply_committed(op, worker, branches)
+
+    def _reply_committed(self, op: Op, worker: Thread, branches: Join) -> int:
+        """The last of the op's commits (the local one, the replicas' or shards' replies)
+        completes it: eval_repop builds the MOSDOpReply and the msgr-worker owning the
+        client connection sends it."""
         acc = op.acc
         acc[:] = branches.last
         t = worker.run(branches.t, self.kc("osd.reply_send") + self.kc("kernel.tcp_tx", REPLY_BYTES)
                        + self.msg("client", REPLY_BYTES), acc)
-        ev[E_SENT] = ev[E_DONE] = t
+        op.ev[E_SENT] = op.ev[E_DONE] = t
+        return t
+
+    def _osd_message(self, frm: OSD, to: OSD, t: int, nbytes: int, acc: list[int],
+                     send_kc: float = 0.0) -> Generator[Any, Any, int]:
+        """A message of ``nbytes`` from one OSD to another over their connection: the
+        sender's msgr-worker (``send_kc`` of the sender's own work, the kernel's send, any
+        crypto), the wire, the receiver's msgr-worker (read, decode, fast dispatch).
+        Returns when the receiver has dispatched it."""
+        k = self.k
+        t = frm.worker(to.id).run(t, send_kc + self.kc("kernel.tcp_tx", nbytes)
+                                  + self.msg("cluster", nbytes), acc)
+        t = yield from self.c.path(frm.host, to.host).transfer(k, t, nbytes, acc)
+        if k.must_yield(t):
+            yield t
+        t = to.worker(frm.id).run(t, self.kc("osd.msgr_recv") + self.kc("kernel.tcp_rx", nbytes)
+                                  + self.msg("cluster", nbytes), acc)
+        if k.must_yield(t):
+            yield t
         return t
 
     def replicate(self, op: Op, prim: OSD, rep: OSD, i: int, acc: list[int],
@@ -488,20 +510,11 @@ class Protocol:
         data = op.nbytes if data is None else data
         nbytes = REPOP_HDR + data
         # tp_osd_tp encodes the MOSDRepOp (fast-dispatch type: encoded in the caller) and
-        # hands it to the msgr-worker owning the replica connection
-        w = prim.worker(rep.id)
-        t = w.run(t, self.kc("osd.repop_send", nbytes) + self.kc("kernel.tcp_tx", nbytes)
-                  + self.msg("cluster", nbytes), acc)
-        t = yield from self.c.path(prim.host, rep.host).transfer(k, t, nbytes, acc)
-        if k.must_yield(t):
-            yield t
-        # the replica's msgr-worker reads and decodes the MOSDRepOp and fast-dispatches it
-        # to the PG's shard (ProtocolV2 -> OSD::ms_fast_dispatch), as for a client op
-        rw = rep.worker(prim.id)
-        t = rw.run(t, self.kc("osd.msgr_recv") + self.kc("kernel.tcp_rx", nbytes)
-                   + self.msg("cluster", nbytes), acc)
-        if k.must_yield(t):
-            yield t
+        # hands it to the msgr-worker owning the replica connection; the replica's
+        # msgr-worker reads and decodes it and fast-dispatches it to the PG's shard
+        # (ProtocolV2 -> OSD::ms_fast_dispatch), as for a client op
+        t = yield from self._osd_message(prim, rep, t, nbytes, acc,
+                                         self.kc("osd.repop_send", nbytes))
         th, t_lock = self._shard(rep, op.pg, t, acc)
         t = th.run(t_lock, self.kc("osd.do_repop"), acc)
         if self.meta is not None:  # queue_transactions -> _write -> get_onode, fault_range
@@ -512,14 +525,7 @@ class Protocol:
         t = rep.commit_thread(op.pg).run(t, self.kc("osd.repop_commit"), acc)
         if k.must_yield(t):
             yield t
-        t = rw.run(t, self.kc("kernel.tcp_tx", REPLY_BYTES) + self.msg("cluster", REPLY_BYTES), acc)
-        t = yield from self.c.path(rep.host, prim.host).transfer(k, t, REPLY_BYTES, acc)
-        if k.must_yield(t):
-            yield t
-        t = w.run(t, self.kc("osd.msgr_recv") + self.kc("kernel.tcp_rx", REPLY_BYTES)
-                  + self.msg("cluster", REPLY_BYTES), acc)
-        if k.must_yield(t):
-            yield t
+        t = yield from self._osd_message(rep, prim, t, REPLY_BYTES, acc)  # MOSDRepOpReply
         th, t_lock = self._shard(prim, op.pg, t, acc)
         t = th.run(t_lock, self.kc("osd.repop_reply"), acc)
         prim.hold_pg(op.pg, t)
@@ -789,12 +795,7 @@ class Protocol:
                 k.spawn(self.replicate(op, osd, self.c.osds[rid], idx, _fork(acc), branches,
                                        nbytes), t)
         yield branches
-        acc = op.acc
-        acc[:] = branches.last
-        t = worker.run(branches.t, self.kc("osd.reply_send") + self.kc("kernel.tcp_tx", REPLY_BYTES)
-                       + self.msg("client", REPLY_BYTES), acc)
-        ev[E_SENT] = ev[E_DONE] = t
-        return t
+        return self._reply_committed(op, worker, branches)
 
     def ec_read(self, op: Op, osd: OSD, t: int) -> Generator[Any, Any, int]:
         """An EC pool's primary serves a read from the shards that hold it (all k data
@@ -840,17 +841,8 @@ class Protocol:
         t = k.now
         local = rep is prim
         if not local:
-            w = prim.worker(rep.id)
-            t = w.run(t, self.kc("osd.repop_send") + self.kc("kernel.tcp_tx", EC_READ_HDR)
-                      + self.msg("cluster", EC_READ_HDR), acc)
-            t = yield from self.c.path(prim.host, rep.host).transfer(k, t, EC_READ_HDR, acc)
-            if k.must_yield(t):
-                yield t
-            rw = rep.worker(prim.id)
-            t = rw.run(t, self.kc("osd.msgr_recv") + self.kc("kernel.tcp_rx", EC_READ_HDR)
-                       + self.msg("cluster", EC_READ_HDR), acc)
-            if k.must_yield(t):
-                yield t
+            t = yield from self._osd_message(prim, rep, t, EC_READ_HDR, acc,
+                                             self.kc("osd.repop_send"))
         th, t_lock = self._shard(rep, op.pg, t, acc)
         t = th.run(t_lock, self.kc("osd.ec_subread"), acc)
         if self.meta is not None:  # the shard's own object
@@ -868,16 +860,8 @@ class Protocol:
             if k.must_yield(t):
                 yield t
         t = th.run(t, self.kc("kernel.io_complete"), acc)
-        back = REPLY_BYTES + nbytes
         if not local:
-            t = rw.run(t, self.kc("kernel.tcp_tx", back) + self.msg("cluster", back), acc)
-            t = yield from self.c.path(rep.host, prim.host).transfer(k, t, back, acc)
-            if k.must_yield(t):
-                yield t
-            t = w.run(t, self.kc("osd.msgr_recv") + self.kc("kernel.tcp_rx", back)
-                      + self.msg("cluster", back), acc)
-            if k.must_yield(t):
-                yield t
+            t = yield from self._osd_message(rep, prim, t, REPLY_BYTES + nbytes, acc)
             th, t_lock = self._shard(prim, op.pg, t, acc)
             t = th.run(t_lock, self.kc("osd.ec_read_reply"), acc)
         else:

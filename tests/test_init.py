@@ -44,16 +44,14 @@ def test_truncated_osd_metadata_is_located(tmp_path, run_cli):
     assert_short_error(r, "meta.json:2:", "not valid JSON")
 
 
-def test_json_from_another_command(tmp_path, run_cli):
-    d = _write(tmp_path / "c", "df.json", '{"stats": {"total_bytes": 1}, "pools": []}\n')
+@pytest.mark.parametrize("name,text", [
+    ("df.json", '{"stats": {"total_bytes": 1}, "pools": []}\n'),   # ceph df -f json
+    ("free.txt", "              total        used\nMem:  1 2\n"),  # free
+])
+def test_output_of_another_command(tmp_path, run_cli, name, text):
+    d = _write(tmp_path / "c", name, text)
     r = run_cli("init", "--from", d, "--yes")
-    assert_short_error(r, "df.json", "not the output of a command cephsim init reads")
-
-
-def test_text_from_another_command(tmp_path, run_cli):
-    d = _write(tmp_path / "c", "free.txt", "              total        used\nMem:  1 2\n")
-    r = run_cli("init", "--from", d, "--yes")
-    assert_short_error(r, "free.txt", "not the output of a command cephsim init reads")
+    assert_short_error(r, name, "not the output of a command cephsim init reads")
 
 
 def test_no_osd_hosts_among_the_files(tmp_path, run_cli):

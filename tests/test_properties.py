@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
 from cephsim.report.render import render_run
@@ -126,8 +126,13 @@ def test_netem_on_client_only_delays_two_messages(quickstart):
 
 @FEW
 @given(seed=SEEDS)
+@example(seed=1485361)
 def test_larger_pool_size_never_lowers_mean_write_latency(seed):
-    means = [lat(run(QUICKSTART, ["run.ios=300", f"pool.size={s}"], seed=seed)).mean()
+    """Size 3 waits for the slower of two replicas instead of one: ~2 % (7 us) more on
+    the quickstart.  The third replica's stages take draws from the shared CPU-jitter
+    stream, so the runs are not coupled op by op; over 300 I/Os one background stall can
+    cover the gap (seed 1485361: 361.4 against 360.3 us), over 1500 it cannot."""
+    means = [lat(run(QUICKSTART, ["run.ios=1500", f"pool.size={s}"], seed=seed)).mean()
              for s in (1, 2, 3)]
     assert means[0] < means[1] <= means[2] * 1.001, means
 
