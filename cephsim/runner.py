@@ -431,7 +431,39 @@ def _warnings(rec: Recorder, r: Resolved) -> list[str]:
         w.append(f"only {n} I/Os measured with {in_flight} in flight: queues have not settled, "
                  f"so IOPS and latency are biased low; measure at least {10 * in_flight} "
                  "(run.ios)")
+    elif n:
+        a = rec.arrays()
+        lat = a["complete"] - a["submit"]
+        runtime = max(1, int(a["complete"].max()) - int(a["submit"].min()))
+        w += littles_law_warning(n, float(lat.mean()), runtime, in_flight,
+                                 float(lat.max()) / max(1.0, float(np.median(lat))))
     return w + config_warnings(r)
+
+
+#: how far IOPS x mean latency may stray from the I/Os in flight before a run is flagged
+LITTLE_TOLERANCE = 0.2
+
+
+#: a run whose longest I/O is this many times its median has outliers that can straddle
+#: the measured window (retransmission timeouts, long stalls)
+OUTLIER_SPREAD = 20.0
+
+
+def littles_law_warning(n: int, mean_ns: float, runtime_ns: int, in_flight: int,
+                        spread: float) -> list[str]:
+    """A closed loop keeps ``in_flight`` I/Os outstanding, so IOPS x mean latency (Little's
+    law) comes out near it, or below it where the job's own thread is busy (fio's clock
+    starts when the thread takes an I/O).  More than that, or less with a few I/Os far
+    longer than the median (``spread``: longest / median), means such I/Os straddle the
+    ends of the measured window, and IOPS and latency do not describe the same run yet."""
+    occupancy = n * mean_ns / runtime_ns
+    high = occupancy > in_flight * (1 + LITTLE_TOLERANCE)
+    low = occupancy < in_flight * (1 - LITTLE_TOLERANCE) and spread > OUTLIER_SPREAD
+    if not (high or low):
+        return []
+    return [f"IOPS x mean latency is {occupancy:.2f} I/Os, not the {in_flight} in flight: a few "
+            "I/Os far longer than the rest straddle the ends of the measured window, so IOPS "
+            "and latency do not yet describe the same steady run; measure longer (run.ios)"]
 
 
 def config_warnings(r: Resolved) -> list[str]:

@@ -7,7 +7,7 @@ import json
 from types import SimpleNamespace
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
 from cephsim.report.render import render_run
@@ -91,8 +91,14 @@ def test_a_partial_stripe_overwrite_is_never_faster_than_a_full_stripe_write(see
 
 @FEW
 @given(seed=st.integers(0, 2**32 - 1))
+@example(seed=1402)
 def test_a_larger_m_never_lowers_small_write_latency(seed):
-    assert mean(run([POOLS["4+3"], "run.ios=300"], seed)) >= mean(run([POOLS["4+2"], "run.ios=300"], seed))
+    """4+3 waits for the slowest of seven shards instead of six: ~1 % (6 us) more.  The
+    runs are not coupled op by op (the extra shard's stages take draws from the shared
+    CPU-jitter stream), so over 300 I/Os noise can cover that (seed 1402: 582.7 against
+    587.1 us); over 1500 it cannot."""
+    assert (mean(run([POOLS["4+3"], "run.ios=1500"], seed))
+            >= mean(run([POOLS["4+2"], "run.ios=1500"], seed)))
 
 
 @FEW

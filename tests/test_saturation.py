@@ -357,3 +357,16 @@ def test_seed001_router_profile_shortens_each_write() -> None:
            ["network"] for r in (bal, lat)]
     assert net[1] < net[0] - 30, net  # the gain is network time: the routers' share of it
     assert lat.iops > bal.iops
+
+
+def test_littles_law_flags_a_window_that_ios_straddle():
+    """A closed loop of 8 in flight: 8 x mean latency / runtime per I/O must be near 8,
+    or below it only where no I/O is far longer than the rest (a busy job thread)."""
+    from cephsim.runner import littles_law_warning
+
+    assert littles_law_warning(1000, 800_000, 100_000_000, 8, 2.0) == []    # 8.0
+    assert littles_law_warning(1000, 840_000, 100_000_000, 8, 2.0) == []    # 8.4, within 20 %
+    assert littles_law_warning(1000, 520_000, 100_000_000, 8, 1.5) == []    # a busy fio thread
+    msg = littles_law_warning(1000, 520_000, 100_000_000, 8, 400.0)         # 0.65 x 8, RTOs
+    assert msg and "5.20 I/Os, not the 8 in flight" in msg[0]
+    assert littles_law_warning(100, 2_000_000, 100_000_000, 1, 1.1)         # 2.0 for 1
