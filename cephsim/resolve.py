@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from cephsim.catalog.load import load_catalog
-from cephsim.debuglog import levels as debug_levels, lines_per_stage
 from cephsim.catalog.models import CPUModel, CState, DiskModel, NICModel, SwitchModel
+from cephsim.debuglog import levels as debug_levels, lines_per_stage
 from cephsim.errors import CephsimError
 from cephsim.scenario.schema import CPUTuning, Netem, Scenario, TcpSettings, VirtualMachine
 from cephsim.software import ReleaseCosts, release_costs
@@ -262,18 +262,17 @@ def meta_cache(release: str, media: str, target: int, fixed: int | None, objects
     object is cached only if all of them fit.  The block cache sees only the onode
     cache's misses, which it holds most recently loaded first: it helps where it holds
     more objects than the onode cache (stack inclusion)."""
+    r = dict(CACHE_RATIOS_NO if release in ("nautilus", "octopus") else CACHE_RATIOS_PACIFIC)
     if release in STATIC_RELEASES or fixed is not None:
         size = fixed if fixed is not None else STATIC_CACHE[media]
         if release in STATIC_RELEASES:
             kv = min(int(0.99 * size), STATIC_KV_MAX)
             meta, kv_onode = size - kv, kv
         else:
-            r = CACHE_RATIOS_NO if release in ("nautilus", "octopus") else CACHE_RATIOS_PACIFIC
             meta = int(r["meta"] * size)
             kv_onode = int(r.get("kv_onode", r["kv"]) * size)
     else:
         budget = cache_bytes(target)
-        r = dict(CACHE_RATIOS_NO if release in ("nautilus", "octopus") else CACHE_RATIOS_PACIFIC)
         if writes_only:
             r.pop("data")
         total = sum(r.values())
@@ -591,10 +590,7 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
                        next_osd, scenario.workload.numjobs * scenario.workload.image_size),
         meta=_meta_cache(scenario, media, next_osd),
         debug_lines=lines_per_stage(dlevels), debug_levels=dlevels,
-        ec=None if scenario.pool.type != "erasure" else EcConfig(
-            k=scenario.pool.k or 2, m=scenario.pool.m or 2, stripe_unit=scenario.pool.stripe_unit,
-            plugin=scenario.pool.plugin, technique=scenario.pool.technique or "reed_sol_van",
-            optimized=scenario.pool.ec_optimizations),
+        ec=_ec(scenario),
         **_wire(scenario))
 
     clients = tuple(scenario.workload.clients or ())
@@ -628,6 +624,17 @@ def _wire(scenario: Scenario) -> dict[str, str]:
     return {"client_wire": client, "cluster_wire": cluster}
 
 
+def _ec(scenario: Scenario) -> EcConfig | None:
+    """The pool's erasure code (None: replicated); k, m and technique are set by the
+    schema for an erasure-coded pool."""
+    pool = scenario.pool
+    if pool.type != "erasure":
+        return None
+    assert pool.k is not None and pool.m is not None and pool.technique is not None
+    return EcConfig(k=pool.k, m=pool.m, stripe_unit=pool.stripe_unit, plugin=pool.plugin,
+                    technique=pool.technique, optimized=pool.ec_optimizations)
+
+
 def _meta_cache(scenario: Scenario, media: str, n_osds: int) -> MetaCache | None:
     """The metadata caches against this workload's objects; None when there is no OSD.
     A fresh image has no metadata to find: a write creates its object (RocksDB's bloom
@@ -640,7 +647,7 @@ def _meta_cache(scenario: Scenario, media: str, n_osds: int) -> MetaCache | None
     # an EC pool's k data shards
     pool = scenario.pool
     copies = (pool.size if not reads_only else
-              (pool.k or 2) if pool.type == "erasure" else 1)
+              (pool.k or 0) if pool.type == "erasure" else 1)
     objects = w.numjobs * -(-w.image_size // w.object_size) * copies / n_osds
     if w.image_state == "fresh":
         objects = 0.0

@@ -223,7 +223,7 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
                      cluster=cluster,
                      engine={"python": platform.python_version(), "simpy": simpy.__version__,
                              "numpy": np.__version__, "cephsim": __version__},
-                     warnings=_warnings(rec, r) + _quota_warnings(cluster, t_last)
+                     warnings=_warnings(rec, r, runtime) + _quota_warnings(cluster, t_last)
                      + loss_warnings(rec, r, cluster.paths) + site_warnings(r, cluster.acting)
                      + window_warnings(cluster.paths, wl.issued, rec, r.network.tcp)
                      + monitor_warnings(mon_report),
@@ -418,7 +418,8 @@ def _disk_busy_ns(d: Any) -> float:
     return max(d.busy_ns / len(d.chan), d.pipe_busy_ns)
 
 
-def _warnings(rec: Recorder, r: Resolved) -> list[str]:
+def _warnings(rec: Recorder, r: Resolved, runtime: int) -> list[str]:
+    """``runtime``: the measured window, the one the reported IOPS are over (ns)."""
     w = []
     n = rec.count()
     if n and n < 10_000:
@@ -434,7 +435,6 @@ def _warnings(rec: Recorder, r: Resolved) -> list[str]:
     elif n:
         a = rec.arrays()
         lat = a["complete"] - a["submit"]
-        runtime = max(1, int(a["complete"].max()) - int(a["submit"].min()))
         w += littles_law_warning(n, float(lat.mean()), runtime, in_flight,
                                  float(lat.max()) / max(1.0, float(np.median(lat))))
     return w + config_warnings(r)
@@ -442,8 +442,6 @@ def _warnings(rec: Recorder, r: Resolved) -> list[str]:
 
 #: how far IOPS x mean latency may stray from the I/Os in flight before a run is flagged
 LITTLE_TOLERANCE = 0.2
-
-
 #: a run whose longest I/O is this many times its median has outliers that can straddle
 #: the measured window (retransmission timeouts, long stalls)
 OUTLIER_SPREAD = 20.0

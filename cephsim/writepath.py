@@ -71,6 +71,7 @@ from typing import Any, Generator
 
 from cephsim.components.cluster import OSD, ClientJob, Cluster
 from cephsim.components.cpu import Thread
+from cephsim.components.disk import Disk
 from cephsim.engine.draw import Coin, Jitter
 from cephsim.engine.kernel import Join, Kernel
 from cephsim.metrics.trace import TracedAcc, fork
@@ -200,6 +201,12 @@ class Op:
         self.ev = [0] * len(EVENTS)
 
 
+def object_key(op: Op, per: int) -> int:
+    """The object an op falls in, as one number: (its job's image, object number), with
+    ``per`` blocks of the op's size to an object."""
+    return (op.job.index << 32) + op.block // per
+
+
 class Protocol:
     """Ceph's I/O path over a built :class:`Cluster`."""
 
@@ -307,9 +314,8 @@ class Protocol:
         context's attributes, which live in the onode (no shard; an EC primary's getattr).
         The object a job just touched stays cached, with what of it was loaded."""
         m = self.meta
-        if m is None:
-            return t
-        obj = (op.job.index << 32) + op.block // self.blocks_per_object
+        assert m is not None  # callers look only when metadata can miss
+        obj = object_key(op, self.blocks_per_object)
         osd.meta_lookups += 1
         last = osd.meta_last.get(op.job.index)
         onode, kv, rfrac, wfrac = self.meta_coins[osd.id]
@@ -342,16 +348,32 @@ class Protocol:
             t = th.run(t, self.kc("kernel.io_submit"), acc, handoff=False)
             if k.must_yield(t):
                 yield t
-            t = osd.db.read(t, 4096, acc)
-            if k.must_yield(t):
-                yield t
-            if osd.crypt_sector:
-                t = self._next_kcryptd(osd).run(t, self._crypt_kc(osd, 4096), acc)
-                if k.must_yield(t):
-                    yield t
-            t = th.run(t, self.kc("kernel.io_complete"), acc)
+            t = yield from self._read_block(osd, osd.db, th, t, 4096, acc)
         if k.must_yield(t):
             yield t
+        return t
+
+    def _read_block(self, osd: OSD, disk: Disk, th: Thread, t: int, nbytes: int,
+                    acc: list[int], key: int = -1, offset: int = 0) -> Generator[Any, Any, int]:
+        """A read of ``nbytes`` that thread ``th`` blocks on: the device (``key``, ``offset``:
+        where, for an HDD's look-ahead), dm-crypt's decryption on completion (crypt_endio:
+        a kcryptd worker), then the completion that wakes the thread."""
+        k = self.k
+        t = disk.read(t, nbytes, acc, key, offset)
+        if k.must_yield(t):
+            yield t
+        if osd.crypt_sector:
+            t = self._next_kcryptd(osd).run(t, self._crypt_kc(osd, nbytes), acc)
+            if k.must_yield(t):
+                yield t
+        return th.run(t, self.kc("kernel.io_complete"), acc)
+
+    def _reply_data(self, op: Op, worker: Thread, t: int) -> int:
+        """A read's MOSDOpReply with its data, built and sent by the msgr-worker owning the
+        client connection."""
+        t = worker.run(t, self.kc("osd.reply_send") + self.kc("kernel.tcp_tx", op.nbytes)
+                       + self.msg("client", REPLY_BYTES + op.nbytes), op.acc)
+        op.ev[E_SENT] = op.ev[E_DONE] = t
         return t
 
     # ------------------------------------------------------------ client side
@@ -780,8 +802,7 @@ class Protocol:
         reads, writes, encoded = ec_plan(self.ec, self.blocks_per_object, op.block, op.nbytes, True)
         if reads:
             osd.hold_pg(op.pg, t)  # the op waits for its reads without the PG lock
-            t, th = yield from self._ec_reads(op, osd, reads, t)
-            acc = op.acc
+            t, th = yield from self._ec_reads(op, osd, reads, t)  # acc (op.acc) updated
         call, per_kib = self.ec_encode
         t = th.run(t, (call + per_kib * encoded / 1024.0) * self.jitter.draw(), acc,
                    handoff=False)
@@ -801,7 +822,7 @@ class Protocol:
         """An EC pool's primary serves a read from the shards that hold it (all k data
         shards before Tentacle's optimized EC); with every data shard read the code is
         systematic, so nothing is decoded."""
-        acc, ev = op.acc, op.ev
+        acc = op.acc
         worker, th, t_lock = yield from self.receive_op(op, osd, t, OSDOP_HDR)
         t = th.run(t_lock, self.kc("osd.do_read"), acc)
         if self.meta is not None:  # the object context: its own shard object's attributes
@@ -809,12 +830,8 @@ class Protocol:
         osd.hold_pg(op.pg, t)
         reads, _, _ = ec_plan(self.ec, self.blocks_per_object, op.block, op.nbytes, False)
         t, th = yield from self._ec_reads(op, osd, reads, t)
-        acc = op.acc
         osd.hold_pg(op.pg, t)
-        t = worker.run(t, self.kc("osd.reply_send") + self.kc("kernel.tcp_tx", op.nbytes)
-                       + self.msg("client", REPLY_BYTES + op.nbytes), acc)
-        ev[E_SENT] = ev[E_DONE] = t
-        return t
+        return self._reply_data(op, worker, t)
 
     def _ec_reads(self, op: Op, osd: OSD, reads: list[tuple[int, int]],
                   t: int) -> Generator[Any, Any, tuple[int, Thread]]:
@@ -851,15 +868,8 @@ class Protocol:
         if k.must_yield(t):
             yield t
         per = self.blocks_per_object
-        t = rep.disk.read(t, nbytes, acc, (op.job.index << 32) + op.block // per,
-                          (op.block % per) * op.nbytes)
-        if k.must_yield(t):
-            yield t
-        if rep.crypt_sector:
-            t = self._next_kcryptd(rep).run(t, self._crypt_kc(rep, nbytes), acc)
-            if k.must_yield(t):
-                yield t
-        t = th.run(t, self.kc("kernel.io_complete"), acc)
+        t = yield from self._read_block(rep, rep.disk, th, t, nbytes, acc, object_key(op, per),
+                                        (op.block % per) * op.nbytes)
         if not local:
             t = yield from self._osd_message(rep, prim, t, REPLY_BYTES + nbytes, acc)
             th, t_lock = self._shard(prim, op.pg, t, acc)
@@ -871,7 +881,7 @@ class Protocol:
 
     # ------------------------------------------------------------ reads
     def primary_read(self, op: Op, osd: OSD, t: int) -> Generator[Any, Any, int]:
-        acc, ev, k = op.acc, op.ev, self.k
+        acc, k = op.acc, self.k
         worker, th, t_lock = yield from self.receive_op(op, osd, t, OSDOP_HDR)
         if self.cache_hit[osd.id].draw():
             # BlueStore::_do_read finds every extent in the onode's buffer cache: no device
@@ -883,20 +893,10 @@ class Protocol:
             t = th.run(t_lock, self.kc("osd.do_read") + self.kc("kernel.io_submit"), acc)
             if k.must_yield(t):
                 yield t
-            per = self.blocks_per_object  # where: (image, object) and the offset in it
-            t = osd.disk.read(t, op.nbytes, acc, (op.job.index << 32) + op.block // per,
-                              op.block % per * op.nbytes)  # the shard thread blocks on the read
-            if k.must_yield(t):
-                yield t
-            if osd.crypt_sector:  # crypt_endio: a kcryptd worker decrypts, then completes
-                t = self._next_kcryptd(osd).run(t, self._crypt_kc(osd, op.nbytes), acc)
-                if k.must_yield(t):
-                    yield t
-            t = th.run(t, self.kc("kernel.io_complete"), acc)
+            per = self.blocks_per_object  # where: the object and the offset in it
+            t = yield from self._read_block(osd, osd.disk, th, t, op.nbytes, acc,
+                                            object_key(op, per), op.block % per * op.nbytes)
         osd.hold_pg(op.pg, t)
         if k.must_yield(t):
             yield t
-        t = worker.run(t, self.kc("osd.reply_send") + self.kc("kernel.tcp_tx", op.nbytes)
-                       + self.msg("client", REPLY_BYTES + op.nbytes), acc)
-        ev[E_SENT] = ev[E_DONE] = t
-        return t
+        return self._reply_data(op, worker, t)

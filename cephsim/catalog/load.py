@@ -60,6 +60,11 @@ def _kind(kind: str) -> str:
     return k
 
 
+def _one(kind: str) -> str:
+    """One entry of a kind, in words: ``disks`` -> ``disk``."""
+    return "switch" if kind == "switches" else kind[:-1]
+
+
 @dataclass(frozen=True)
 class Catalog:
     """All catalog entries, by kind and id."""
@@ -87,7 +92,7 @@ class Catalog:
         close = difflib.get_close_matches(str(id).lower(), list(entries), n=3, cutoff=0.5)
         hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
         raise CephsimError.single(
-            f"unknown {k[:-1] if k != 'switches' else 'switch'} {id!r} in the catalog{hint} "
+            f"unknown {_one(k)} {id!r} in the catalog{hint} "
             f"(list them with `cephsim catalog {k}`)")
 
 
@@ -169,15 +174,15 @@ def raw_entries(kind: str) -> dict[str, tuple[dict[str, Any], str]]:
             if not isinstance(raw, dict):
                 raise CephsimError.single("an entry is a mapping of its fields", file=str(p), path=i)
             raw = dict(raw)
-            if i in shipped and raw.pop("shadow", False) is not True:
+            shadow = raw.pop("shadow", False)
+            if i in shipped and shadow is not True:
                 raise CephsimError.single(
-                    f"{i!r} is a shipped {kind[:-1] if kind != 'switches' else 'switch'}: "
-                    "give another id, or 'shadow: true' to replace it", file=str(p), path=i)
-            raw.pop("shadow", None)
+                    f"{i!r} is a shipped {_one(kind)}: give another id, or 'shadow: true' to "
+                    "replace it", file=str(p), path=i)
             base = raw.pop("base", None)
             if base is not None:
                 if str(base) not in out:
-                    raise CephsimError.single(f"base: no {kind[:-1]} {base!r} to start from",
+                    raise CephsimError.single(f"base: no {_one(kind)} {base!r} to start from",
                                               file=str(p), path=f"{i}.base")
                 raw = _merge(out[str(base)][0], raw)
             out[i] = (raw, str(p))

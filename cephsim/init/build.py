@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from importlib import resources
 from typing import Any
 
@@ -16,6 +17,8 @@ from cephsim.init.collect import COMMANDS, Collected
 
 RELEASES = {"12": "luminous", "13": "mimic", "14": "nautilus", "15": "octopus", "16": "pacific",
             "17": "quincy", "18": "reef", "19": "squid", "20": "tentacle"}
+#: the generic catalog entries' classes (generic-25g, generic-cut-through-25g), by rate
+SPEED_CLASSES = {1e9: "1g", 10e9: "10g", 25e9: "25g", 40e9: "40g", 100e9: "100g"}
 #: cpufreq drivers the model knows, by the name the kernel reports
 DRIVERS = {"intel_pstate": "intel_pstate", "amd-pstate-epp": "amd-pstate-epp",
            "acpi-cpufreq": "acpi-cpufreq"}
@@ -28,6 +31,7 @@ class Built:
     guesses: list[str] = field(default_factory=list)  #: what was assumed
 
 
+@lru_cache(maxsize=1)
 def _rules() -> dict[str, Any]:
     text = resources.files("cephsim.init").joinpath("models.yaml").read_text("utf-8")
     return YAML(typ="safe").load(text)
@@ -137,8 +141,7 @@ def build(got: Collected) -> Built:
     speed = int(got.nic["speed_mbps"]) if got.nic.get("speed_mbps") else None
     nic = match_nic(got.nic.get("driver"), speed)
     if nic is None:
-        gbit = {1000: "1g", 10000: "10g", 25000: "25g", 40000: "40g", 100000: "100g"}
-        nic = f"generic-{gbit.get(speed or 0, '25g')}"
+        nic = f"generic-{SPEED_CLASSES.get((speed or 0) * 1e6, '25g')}"
         g.append(f"NIC: {nic} (driver {got.nic.get('driver', 'unknown')}, "
                  f"{speed or 'unknown'} Mb/s: no catalog entry)")
     else:
@@ -242,10 +245,10 @@ def build(got: Collected) -> Built:
 
 
 def _gbit(nic: str) -> str:
+    """The generic switch class nearest the NIC's rate (there is no 1G switch class)."""
     speed = load_catalog().nics[nic].speed_bps
-    known = {1e9: "1g", 10e9: "10g", 25e9: "25g", 40e9: "40g", 100e9: "100g"}
-    best = min(known, key=lambda s: abs(s - speed))
-    return known[best] if best > 1e9 else "10g"
+    best = min(SPEED_CLASSES, key=lambda s: abs(s - speed))
+    return SPEED_CLASSES[best] if best > 1e9 else "10g"
 
 
 def _inline_cpu(name: str, got: Collected, g: list[str]) -> dict[str, Any]:

@@ -397,8 +397,9 @@ class Pool(_M):
     @model_validator(mode="before")
     @classmethod
     def _erasure_size(cls, data: Any) -> Any:
-        """An erasure-coded pool's size is k + m, as Ceph sets it; a size given with them
-        must agree (k+m)."""
+        """An erasure-coded pool's k, m and technique default to Ceph's default profile
+        (k=2 m=2, jerasure reed_sol_van), and its size is k + m, as Ceph sets it; a size
+        given with them must agree."""
         if not isinstance(data, dict) or data.get("type") != "erasure":
             return data
         k, m = data.get("k", 2), data.get("m", 2)
@@ -407,7 +408,8 @@ class Pool(_M):
             if "size" in data and data["size"] != k + m:
                 raise ValueError(f"size: an erasure-coded pool's size is k+m = {k + m}; set it to that or remove "
                                  f"size (got {data['size']!r})")
-            data = {**data, "k": k, "m": m, "size": k + m}
+            data = {**data, "k": k, "m": m, "size": k + m,
+                    "technique": data.get("technique") or "reed_sol_van"}
         return data
 
     @model_validator(mode="after")
@@ -417,7 +419,7 @@ class Pool(_M):
                 if getattr(self, f) is not None:
                     raise ValueError(f"{f}: applies to erasure-coded pools (type: erasure)")
         else:
-            tech = self.technique or "reed_sol_van"
+            tech = self.technique
             if tech not in EC_TECHNIQUES[self.plugin]:
                 raise ValueError(f"technique: {tech!r} is not a technique of the {self.plugin} "
                                  f"plugin ({', '.join(EC_TECHNIQUES[self.plugin])})")
@@ -656,6 +658,7 @@ class Scenario(_M):
                      for i in range(g.count)]
         if not osd_hosts:
             raise ValueError("hosts: no host has OSDs")
+        n_osds = sum(g.count * g.osds.count for g in self.hosts if g.osds)
         if self.pool.type == "erasure":
             if not self.pool.allow_ec_overwrites and self.workload.rw not in ("read", "randread"):
                 raise ValueError("pool.allow_ec_overwrites: RBD and CephFS write into an "
@@ -663,9 +666,9 @@ class Scenario(_M):
             if self.pool.ec_optimizations and self.ceph.release != "tentacle":
                 raise ValueError(f"pool.ec_optimizations: the optimized EC path came with "
                                  f"Tentacle (20); release {self.ceph.release} has the classic one")
-            where = "OSD hosts" if self.pool.failure_domain == "host" else "OSDs"
-            count = (len(osd_hosts) if self.pool.failure_domain == "host" else
-                     sum(g.count * g.osds.count for g in self.hosts if g.osds))
+            host_domain = self.pool.failure_domain == "host"
+            where = "OSD hosts" if host_domain else "OSDs"
+            count = len(osd_hosts) if host_domain else n_osds
             if self.pool.size > count:
                 raise ValueError(
                     f"pool.k: k+m = {self.pool.size} shards need as many {where}, there are "
@@ -675,7 +678,6 @@ class Scenario(_M):
                 f"pool.size: size {self.pool.size} is larger than the number of OSD hosts "
                 f"({len(osd_hosts)}): CRUSH cannot place the replicas on distinct hosts "
                 "(pool.failure_domain: osd places them on distinct OSDs)")
-        n_osds = sum(g.count * g.osds.count for g in self.hosts if g.osds)
         if self.pool.size > n_osds:
             raise ValueError(f"pool.size: size {self.pool.size} is larger than the number of "
                              f"OSDs ({n_osds})")
