@@ -444,3 +444,24 @@ def test_an_error_about_a_default_says_the_file_leaves_it_out(tmp_path, run_cli)
     p.write_text("\n".join(ln for ln in text.split("\n") if not ln.startswith("pool:")) + "\n")
     assert_short_error(run_cli("validate", str(p)), f"{p}", "pool.size: size 3 is larger",
                        "pool.size is not in the file: its default applies")
+
+
+# ---------------------------------------------------------------- session 28 fields
+
+QS = ROOT / "scenarios" / "quickstart.yaml"
+
+
+@pytest.mark.parametrize("override,words", [
+    ("ceph.debug={osd: 'x'}", ("ceph.debug", "osd", "not a debug level")),
+    ("ceph.debug={osd: '1/5/7'}", ("ceph.debug", "not a debug level")),
+    ("ceph.debug={rgw: 1}", ("ceph.debug.rgw",)),
+    ("ceph.bluestore_cache_size=1MiB", ("ceph.bluestore_cache_size", "at least 16 MiB")),
+    ("workload.kernel_ms_mode=secure", ("kernel_ms_mode", "applies to the kernel clients")),
+    ("ceph.ms_mode=tls", ("ceph.ms_mode",)),
+    ("hosts.0.vm={halt_poll: -1us}", ("hosts.0.vm.halt_poll",)),
+    ("hosts.0.vm={host_max_cstate: C9}", ("hosts.0.vm.host_max_cstate", "not a state")),
+    ("workload.metadata_cache=lukewarm", ("workload.metadata_cache",)),
+])
+def test_new_fields_refuse_bad_values_with_a_located_error(run_cli, override, words):
+    r = run_cli("run", QS, "--set", override, "--set", "run.ios=100")
+    assert_short_error(r, *words)
