@@ -40,15 +40,15 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 #: modules compiled with mypyc: the kernel and everything a simulated I/O runs through
 HOT_MODULES = (
-    "cephsim/engine/kernel.py",
-    "cephsim/engine/draw.py",
-    "cephsim/components/cpu.py",
-    "cephsim/components/disk.py",
-    "cephsim/components/network.py",
-    "cephsim/components/cluster.py",
-    "cephsim/components/placement.py",
-    "cephsim/writepath.py",
-    "cephsim/workload.py",
+    "cephsim/model/engine/kernel.py",
+    "cephsim/model/engine/draw.py",
+    "cephsim/model/components/cpu.py",
+    "cephsim/model/components/disk.py",
+    "cephsim/model/components/network.py",
+    "cephsim/model/components/cluster.py",
+    "cephsim/model/components/placement.py",
+    "cephsim/model/writepath.py",
+    "cephsim/model/workload.py",
 )
 MANIFEST = "cephsim/_compiled.json"
 EXTENSIONS = (".so", ".pyd")

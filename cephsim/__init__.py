@@ -3,8 +3,8 @@
 Public API (kept small on purpose):
 
 - :func:`cephsim.scenario.load_scenario` reads and validates a scenario file.
-- :func:`cephsim.runner.run_scenario` resolves and simulates it and returns a
-  :class:`cephsim.runner.RunResult`.
+- :func:`cephsim.model.runner.run_scenario` resolves and simulates it and returns a
+  :class:`cephsim.model.runner.RunResult`.
 """
 
 from __future__ import annotations

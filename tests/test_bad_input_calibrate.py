@@ -10,10 +10,10 @@ import re
 from pathlib import Path
 
 import pytest
-
-from cephsim.calibrate.fit import FitOptions
-from cephsim.errors import CephsimError
 from conftest import ROOT, assert_short_error
+
+from cephsim.tools.calibrate.fit import FitOptions
+from cephsim.errors import CephsimError
 
 SCEN = ROOT / "scenarios" / "mako-reef-qd1.yaml"
 FIX = ROOT / "tests" / "fixtures"

@@ -8,9 +8,8 @@ import os
 import stat
 
 import pytest
-from pydantic import ValidationError
-
 from conftest import BASE, ROOT, assert_short_error
+from pydantic import ValidationError
 
 QS = ROOT / "scenarios" / "quickstart.yaml"
 
@@ -235,7 +234,7 @@ def test_bad_profile(tmp_path, run_cli, profile, words):
 def test_service_times_cannot_go_negative_or_explode(spec):
     from pydantic import TypeAdapter
 
-    from cephsim.dists import DistSpec
+    from cephsim.model.dists import DistSpec
 
     with pytest.raises(ValidationError):
         TypeAdapter(DistSpec).validate_python(spec)
@@ -244,7 +243,7 @@ def test_service_times_cannot_go_negative_or_explode(spec):
 def test_a_wide_but_sane_normal_is_accepted():
     from pydantic import TypeAdapter
 
-    from cephsim.dists import DistSpec
+    from cephsim.model.dists import DistSpec
 
     d = TypeAdapter(DistSpec).validate_python({"dist": "normal", "mean": "60us", "stddev": "10us"})
     assert d.mean_ns == 60_000
@@ -367,7 +366,7 @@ def test_a_run_without_progress_gives_up(tmp_path, run_cli, monkeypatch):
     """The safety net behind those limits: a run in which no I/O completes for STALL_NS of
     simulated time stops with a located error and writes nothing (here the limit is cut
     to 1 ms against a valid 5 s delay, so the first I/Os cannot finish in time)."""
-    import cephsim.runner as runner
+    import cephsim.model.runner as runner
 
     monkeypatch.setattr(runner, "STALL_NS", 1_000_000)
     out = tmp_path / "r.json"

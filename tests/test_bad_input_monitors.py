@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import MON, ROOT
 
 from cephsim.errors import CephsimError
-from cephsim.monitors import MonNetwork, MonitorSpec, simulate_monitors
+from cephsim.monitors import MonitorSpec, MonNetwork, simulate_monitors
 from cephsim.monitors.links import LinkSpec, TcpParams, TcpStream
 from cephsim.scenario.load import load_resolved
-from conftest import MON, ROOT
 
 #: line of the `duration:` key above; fields added below it start at the next line
 DURATION_LINE = MON.count("\n")
@@ -195,7 +195,7 @@ def test_mon_threshold_options(run_cli, args, words):
 
 
 def test_mon_threshold_seed_zero_accepted():
-    from cephsim.cli_monitors import _seeds
+    from cephsim.cli.monitors import _seeds
 
     assert _seeds(["0,1", "2"]) == [0, 1, 2]
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from conftest import BASE, MON, ROOT, assert_short_error
 
 OSIRIS = ROOT / "scenarios" / "osiris-mon-rtt-1600ms.yaml"
@@ -48,7 +47,7 @@ def test_mon_threshold_seeds_with_an_empty_item(run_cli, seeds):
 
 
 def test_mon_threshold_seeds_lists_still_read():
-    from cephsim.cli_monitors import _seeds
+    from cephsim.cli.monitors import _seeds
 
     assert _seeds(["1, 2 3", "4"]) == [1, 2, 3, 4]
 
@@ -341,7 +340,7 @@ def test_a_run_too_big_for_memory_is_refused_before_it_starts(run_cli):
 
 def test_the_memory_estimate_covers_a_measured_run():
     """The estimate is not below what a 16,384-in-flight run measured (205 MB peak RSS)."""
-    from cephsim.resolve import memory_estimate
+    from cephsim.model.resolve import memory_estimate
     from cephsim.scenario.load import load_scenario
 
     sc = load_scenario(ROOT / "scenarios" / "quickstart.yaml",

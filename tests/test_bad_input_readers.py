@@ -10,9 +10,9 @@ import re
 from pathlib import Path
 
 import pytest
-
-from cephsim.calibrate.flushfit import MAX_SWEEP_JOBS, load_sweeps
 from conftest import ROOT, assert_short_error
+
+from cephsim.tools.calibrate.flushfit import MAX_SWEEP_JOBS, load_sweeps
 
 FIX = ROOT / "tests" / "fixtures"
 RADOS_TEXT = FIX / "rados" / "write_quincy_like.txt"

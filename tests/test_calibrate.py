@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from cephsim.calibrate.cases import Case, Target, load_case
-from cephsim.calibrate.fit import FitOptions, calibrate
-from cephsim.calibrate.netfit import netfit
-from cephsim.calibrate.objective import prepare, simulate
-from cephsim.calibrate.params import Param, parse_params, set_values
+from cephsim.tools.calibrate.cases import Case, Target, load_case
+from cephsim.tools.calibrate.fit import FitOptions, calibrate
+from cephsim.tools.calibrate.netfit import netfit
+from cephsim.tools.calibrate.objective import prepare, simulate
+from cephsim.tools.calibrate.params import Param, parse_params, set_values
 from cephsim.cli import app
 from cephsim.errors import CephsimError
-from cephsim.software import software_table
+from cephsim.model.software import software_table
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "calibration" / "cases"
@@ -162,7 +162,7 @@ def test_cli_fit_tiny(tmp_path: Path) -> None:
                             "--max-evals", "3", "--verify-ios", "300", "-q", "-o", str(out)])
     assert r.exit_code == 0, r.output
     assert "mako-reef" in r.stdout and "scale@reef" in r.stdout and out.exists()
-    from cephsim.software import load_profile
+    from cephsim.model.software import load_profile
 
     prof = load_profile(out)
     assert prof.release == "reef" and prof.scale is not None and math.isfinite(prof.scale)
@@ -182,8 +182,8 @@ def test_file_measurement_follows_the_case_direction(tmp_path: Path) -> None:
 def test_cross_validation_labels_each_fitted_value(monkeypatch: pytest.MonkeyPatch) -> None:
     """With per-release parameters a fold reports every parameter it fitted under its own
     label (scale@nautilus and scale@reef are two values, not the left-out release's twice)."""
-    from cephsim.calibrate import crossval
-    from cephsim.calibrate.fit import ParamResult
+    from cephsim.tools.calibrate import crossval
+    from cephsim.tools.calibrate.fit import ParamResult
 
     scen = ROOT / "scenarios" / "quickstart.yaml"
     cases = [Case(name=n, path=ROOT / f"{n}.yaml", scenario_path=scen, overrides=[f"ceph.release={rel}"],

@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from conftest import BASE, ROOT, TEST_SCENARIOS
 
 QS = ROOT / "scenarios" / "quickstart.yaml"

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cephsim.runner import run_scenario
+from cephsim.model.runner import run_scenario
 from cephsim.scenario.load import load_scenario
 
 SC = Path(__file__).resolve().parent.parent / "scenarios"
@@ -148,7 +148,7 @@ def test_a_killed_parent_leaves_no_worker_behind(tmp_path):
     script.write_text(
         "import os, sys, time\n"
         "from concurrent.futures import ProcessPoolExecutor\n"
-        "from cephsim.sweep import _worker_init\n"
+        "from cephsim.tools.sweep import _worker_init\n"
         "ex = ProcessPoolExecutor(2, initializer=_worker_init, initargs=(os.getpid(),))\n"
         "fs = [ex.submit(time.sleep, 60) for _ in range(2)]\n"
         "time.sleep(1.0)\n"

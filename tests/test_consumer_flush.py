@@ -15,7 +15,7 @@ import pytest
 from pydantic import ValidationError
 from typer.testing import CliRunner
 
-from cephsim.calibrate.flushfit import fit_per_unit, load_sweeps, replay_sync_sweep
+from cephsim.tools.calibrate.flushfit import fit_per_unit, load_sweeps, replay_sync_sweep
 from cephsim.catalog.load import load_catalog
 from cephsim.catalog.models import DiskModel
 from cephsim.cli import app

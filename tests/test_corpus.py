@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from cephsim.calibrate import corpus
-from cephsim.calibrate.cases import Case, Target, load_cases
-from cephsim.calibrate.corpus import RELEASES, TAU, CaseData, Emulator, joint_fit
+from cephsim.tools.calibrate import corpus
+from cephsim.tools.calibrate.cases import Case, Target, load_cases
+from cephsim.tools.calibrate.corpus import RELEASES, TAU, CaseData, Emulator, joint_fit
 from cephsim.cli import app
 from cephsim.scenario.load import load_scenario
 
@@ -160,7 +160,7 @@ def test_accuracy_command_on_two_tiny_cases(tmp_path: Path) -> None:
     new = readme.read_text()
     assert "old" not in new and new.startswith("intro\n") and new.endswith("rest\n")
     assert "qd=1 mean latency: median |error|" in new
-    from cephsim.provenance import stale_blocks
+    from cephsim.tools.provenance import stale_blocks
     assert stale_blocks(new) == [] and stale_blocks(out.read_text()) == []
 
 
@@ -188,7 +188,7 @@ def test_corpus_sigmas_are_the_documented_ones() -> None:
 
 
 def test_a_release_ratio_ties_two_releases_and_leaves_with_its_cluster() -> None:
-    from cephsim.calibrate.corpus import ReleaseRatio
+    from cephsim.tools.calibrate.corpus import ReleaseRatio
 
     # nautilus's only cluster wants 2x the catalog; a ratio measured elsewhere says
     # nautilus costs exactly quincy's; quincy's cluster wants 1x
@@ -203,7 +203,7 @@ def test_a_release_ratio_ties_two_releases_and_leaves_with_its_cluster() -> None
 
 
 def test_the_shipped_release_ratios_load_and_bad_ones_are_located(tmp_path: Path) -> None:
-    from cephsim.calibrate.corpus import load_ratios
+    from cephsim.tools.calibrate.corpus import load_ratios
     from cephsim.errors import CephsimError
 
     rs = load_ratios(ROOT / "calibration" / "release-ratios.yaml")

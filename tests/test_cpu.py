@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from conftest import ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cephsim.components.cpu import ONDEMAND_PERIOD_NS, PACKAGE_WINDOW_NS, CoreSet, Package, Thread
+from cephsim.model.components.cpu import ONDEMAND_PERIOD_NS, PACKAGE_WINDOW_NS, CoreSet, Package, Thread
 from cephsim.scenario.load import load_resolved
-from conftest import ROOT
 
 US = 1_000
 
@@ -366,7 +366,7 @@ def _fixed(n_physical: int) -> CoreSet:
 def test_a_quota_throttles_until_the_next_period_exactly() -> None:
     """Limit 0.5 CPU per 1 ms: a thread with back-to-back 100 us runs gets 5 of them per
     period and waits out the rest of it, however idle the cores are."""
-    from cephsim.components.cpu import Quota
+    from cephsim.model.components.cpu import Quota
 
     cs = _fixed(4)
     th = Thread("t", cs, home=0, wakeup_kc=0.0)
@@ -383,7 +383,7 @@ def test_a_quota_throttles_until_the_next_period_exactly() -> None:
 def test_a_quota_is_shared_by_the_threads_of_its_group() -> None:
     """Two threads of one cgroup on two idle cores: together they get the quota (1 CPU per
     1 ms: five 100 us runs each per period), not each; a thread outside is not held."""
-    from cephsim.components.cpu import Quota
+    from cephsim.model.components.cpu import Quota
 
     cs = _fixed(4)
     q = Quota("g.quota", 1.0, 1_000 * US)
@@ -404,7 +404,7 @@ def test_a_quota_is_shared_by_the_threads_of_its_group() -> None:
 def test_an_overdraft_is_repaid_from_the_next_period() -> None:
     """A 700 us run against a 500 us budget: it runs whole (runs are not cut), and the 200 us
     it overdrew leave only 300 us for the next period."""
-    from cephsim.components.cpu import Quota
+    from cephsim.model.components.cpu import Quota
 
     cs = _fixed(2)
     th = Thread("t", cs, home=0, wakeup_kc=0.0)
@@ -448,7 +448,7 @@ def test_powersave_is_the_minimum_clock_only_under_acpi_cpufreq(cpu, driver, exp
 def test_intel_pstate_sets_a_quarter_more_than_the_busy_share(cpu, governor) -> None:
     """get_target_pstate(): f = 1.25 x f_max x busy, from the C0 share of the last sample
     (10 ms without HWP; the HWP estimate uses 1 ms), clamped to [f_min, f_max]."""
-    from cephsim.components.cpu import HWP_WINDOW_NS, INTEL_PSTATE_PERIOD_NS
+    from cephsim.model.components.cpu import HWP_WINDOW_NS, INTEL_PSTATE_PERIOD_NS
 
     _, r = load_resolved(ROOT / "scenarios" / "quickstart.yaml",
                          [f"hosts.osd.cpu={cpu}", "hosts.osd.tuning.governor=auto"])

@@ -1,4 +1,4 @@
-"""Debug levels per subsystem (cephsim/debuglog.py)."""
+"""Debug levels per subsystem (cephsim/model/debuglog.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cephsim.debuglog import DEFAULTS, gathered, levels, lines_per_stage, parse_level
+from cephsim.model.debuglog import DEFAULTS, gathered, levels, lines_per_stage, parse_level
 
 
 def test_levels_as_ceph_reads_them():

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from cephsim.catalog.load import load_catalog
-from cephsim.components.disk import NCQ_DEPTH, Disk
-from cephsim.engine.draw import Sampler
+from cephsim.model.components.disk import NCQ_DEPTH, Disk
+from cephsim.model.engine.draw import Sampler
 
 HDD = load_catalog().disks["generic-hdd-7200"]
 
@@ -216,13 +216,12 @@ def test_the_drive_keeps_its_last_cache_segments() -> None:
 
 def test_flash_and_cacheless_hdds_refuse_look_ahead_figures() -> None:
     """The read cache is an HDD figure, and it comes whole."""
-    from pydantic import ValidationError
-
-    from cephsim.catalog.models import DiskModel
-
     from importlib import resources
 
+    from pydantic import ValidationError
     from ruamel.yaml import YAML
+
+    from cephsim.catalog.models import DiskModel
 
     raw = YAML(typ="safe").load((resources.files("cephsim.catalog") / "data" / "disks.yaml").read_text())
     flash, hdd = raw["pm983"], raw["generic-hdd-7200"]

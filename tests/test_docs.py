@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 import pytest
-
-from cephsim.provenance import MARKER, closing, model_hash, replace_block, stale_blocks
 from conftest import ROOT
+
+from cephsim.tools.provenance import MARKER, closing, model_hash, replace_block, stale_blocks
 
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 EXPECTED = {"README.md": {"tour", "accuracy"}, "docs/scenarios.md": {"qd1-scenarios", "load-scenarios"},

@@ -7,14 +7,14 @@ import json
 from types import SimpleNamespace
 
 import pytest
+from conftest import ROOT, assert_short_error
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
-from cephsim.report.render import render_run
-from cephsim.runner import run_scenario
+from cephsim.formats.report.render import render_run
+from cephsim.model.runner import run_scenario
 from cephsim.scenario.load import load_scenario
-from cephsim.writepath import ec_plan
-from conftest import ROOT, assert_short_error
+from cephsim.model.writepath import ec_plan
 
 EC = ROOT / "scenarios" / "ec-vs-replica.yaml"
 FEW = settings(max_examples=4, deadline=None, database=None, derandomize=False,

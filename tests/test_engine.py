@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import simpy
 
-from cephsim.engine.kernel import Join, Kernel
-from cephsim.runner import run_scenario
+from cephsim.model.engine.kernel import Join, Kernel
+from cephsim.model.runner import run_scenario
 from cephsim.scenario.load import load_scenario
 
 

@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cephsim.cli import app
-from cephsim.explain import explain, render
+from cephsim.tools.explain import explain, render
 
 ROOT = Path(__file__).resolve().parents[1]
 WIDO = str(ROOT / "scenarios" / "wido-2019-nautilus.yaml")
@@ -57,7 +57,7 @@ def test_ablation_rows_are_real_simulations(median) -> None:
     base = median.baseline_mean_us
     assert rows["pool size 2"]["mean_us"] < base  # one replica fewer to wait for
     assert rows["ondemand governor"]["mean_us"] > base  # Ceph's threads run at a low clock
-    # Nautilus's default levels gather no line on an I/O's path (cephsim/debuglog.py): the
+    # Nautilus's default levels gather no line on an I/O's path (cephsim/model/debuglog.py): the
     # same run, draw for draw
     assert rows["debug logging at defaults"]["mean_us"] == base
 
@@ -97,7 +97,7 @@ def test_the_story_of_a_read_adds_up() -> None:
 def test_a_read_from_a_warm_cache_has_no_device_read() -> None:
     """With the data in BlueStore's buffer cache the shard step serves the read itself, the
     story says so, and the ablation offers the cold cache (and no write-only knobs)."""
-    from cephsim.explain import ablation_variants
+    from cephsim.tools.explain import ablation_variants
     from cephsim.scenario.load import load_resolved
 
     qs = str(ROOT / "scenarios" / "quickstart.yaml")
@@ -119,7 +119,7 @@ def test_a_read_from_a_warm_cache_has_no_device_read() -> None:
 def test_a_gap_before_a_kv_sync_batch_is_drawn_on_the_kv_sync_row() -> None:
     """A queueing gap is drawn on the row of the step after it; a "kv_sync batch" step
     lives on its kv_sync thread's row (the gap used to be looked up under the batch name)."""
-    from cephsim.explain import Explanation, Step, timeline
+    from cephsim.tools.explain import Explanation, Step, timeline
 
     spans = [("osd0.shard0.t0", "cpu", 0, 0, 40_000, 0),
              ("osd0.kv_sync batch", "wait", 60_000, 100_000, 100_000, 0),
@@ -151,7 +151,7 @@ def test_primary_steps_at_depth_are_named_by_what_ran(name: str, sets: list[str]
     callback as the callback (kv_final handed it over), and do_op is the first primary
     shard step even after a long wait for the PG lock (sequential writes on Mako: every
     op is on one PG).  Before, these were named by position and came out wrong."""
-    from cephsim.explain import _thread, handed_by
+    from cephsim.tools.explain import _thread, handed_by
 
     ex = explain(Path(__file__).resolve().parent.parent / "scenarios" / name, sets,
                  which=which, ablations=False)
@@ -201,7 +201,7 @@ def test_a_reply_that_waited_for_the_pg_lock_is_named_by_its_messenger() -> None
     msgr0's to t0, which gets the PG lock only when t1 releases it.  A shard item's span
     starts where it got the lock, so the span that ended there is t1's; the hand-over is
     still msgr0's (the thread that decoded the reply), and the step says so."""
-    from cephsim.explain import Step, describe, handed_by
+    from cephsim.tools.explain import Step, describe, handed_by
 
     spans = [("osd4.msgr1", "cpu", 577_842, 577_842, 582_954, 0),
              ("osd4.shard7.t1", "cpu", 582_954, 582_954, 619_732, 0),
@@ -225,7 +225,7 @@ def test_a_reply_that_waited_for_the_pg_lock_is_named_by_its_messenger() -> None
 
 def test_from_pacific_an_ablation_drops_the_bluefs_log_write() -> None:
     """The what-if of Ceph 20's WAL envelope mode is offered where there is a log write."""
-    from cephsim.explain import ablation_variants
+    from cephsim.tools.explain import ablation_variants
     from cephsim.scenario.load import load_resolved
 
     quick = str(ROOT / "scenarios" / "quickstart.yaml")
@@ -290,7 +290,7 @@ def test_pick_reaches_both_ends_of_the_distribution():
     import pytest
 
     from cephsim.errors import CephsimError
-    from cephsim.explain import pick
+    from cephsim.tools.explain import pick
 
     lat = np.array([30, 10, 50, 20, 40])
     seqs = np.array([100, 101, 102, 103, 104])
@@ -320,7 +320,7 @@ def test_a_flush_is_named_for_what_the_device_does_with_it(median) -> None:
 def _osd_steps_say_their_role(ex) -> None:
     """Every step of an OSD's thread is told as that OSD's role; no OSD step is the
     client's, no client step an OSD's; each message is named by who sends and who takes it."""
-    from cephsim.explain import osd_of
+    from cephsim.tools.explain import osd_of
 
     roles = {}
     for _, label in ex.groups:
@@ -348,7 +348,7 @@ def _osd_steps_say_their_role(ex) -> None:
 ], ids=["client-on-osd-host", "size-1", "size-3"])
 @pytest.mark.parametrize("which", ["median", "p99"])
 def test_explain_labels_roles_by_the_op_not_by_the_host(overrides, which):
-    from cephsim.explain import explain
+    from cephsim.tools.explain import explain
 
     ex = explain(ROOT / "scenarios" / "quickstart.yaml", ["run.ios=400", *overrides], which=which)
     _osd_steps_say_their_role(ex)
@@ -362,7 +362,7 @@ def test_a_local_primary_is_reached_over_loopback():
     """With the client on the host of the op's primary, the client's messenger hands the
     op over on the host; the primary's messenger queues it and, at the end, sends the reply
     to the client: no step calls the primary's threads the client's."""
-    from cephsim.explain import explain
+    from cephsim.tools.explain import explain
 
     ex = explain(ROOT / "scenarios" / "hci-3node-full-mesh.yaml", ["run.ios=400"])
     _osd_steps_say_their_role(ex)

@@ -1,4 +1,4 @@
-"""Tests for the fio-compatible statistics and output (cephsim.report.fio_*).
+"""Tests for the fio-compatible statistics and output (cephsim.formats.report.fio_*).
 
 Fixtures in tests/fixtures/fio/ are real fio 3.33 outputs (json+ and
 json+,normal).  Golden files in tests/golden/ hold our output for a fixed
@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cephsim.report.fio_hist import (
+from cephsim.formats.report.fio_hist import (
     BUCKET_VALUES,
     DEFAULT_PERCENTILES,
     FIO_IO_U_PLAT_NR,
@@ -28,9 +28,9 @@ from cephsim.report.fio_hist import (
     plat_idx_to_val,
     plat_val_to_idx,
 )
-from cephsim.report.fio_json import dumps_fio_json, fio_json, percentile_key
-from cephsim.report.fio_stats import DirectionStats, GroupDirStats, JobStats, bw_agg_percent
-from cephsim.report.fio_text import (
+from cephsim.formats.report.fio_json import dumps_fio_json, fio_json, percentile_key
+from cephsim.formats.report.fio_stats import DirectionStats, GroupDirStats, JobStats, bw_agg_percent
+from cephsim.formats.report.fio_text import (
     N2S_BYTE,
     N2S_BYTEPERSEC,
     display_lat,
@@ -296,7 +296,7 @@ def test_dumps_reproduces_real_fio_json_byte_for_byte() -> None:
 
 
 def test_latency_distribution_lines_match_real_fio() -> None:
-    from cephsim.report.fio_text import _LAT_M_RANGES, _LAT_RANGES, _show_lat
+    from cephsim.formats.report.fio_text import _LAT_M_RANGES, _LAT_RANGES, _show_lat
 
     doc, normal = _load_randrw()
     job = doc["jobs"][0]
@@ -309,7 +309,7 @@ def test_latency_distribution_lines_match_real_fio() -> None:
 
 
 def test_latency_bucket_edges() -> None:
-    from cephsim.report.fio_stats import latency_bucket_counts
+    from cephsim.formats.report.fio_stats import latency_bucket_counts
 
     n, u, m = latency_bucket_counts(
         np.array([0, 1, 2, 999, 1000, 1999, 2000, 999_999, 10**6, 1_999_999, 2 * 10**6,

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from cephsim.init.build import match_cpu, match_disk, match_nic
 from conftest import ROOT, assert_short_error
+
+from cephsim.tools.init.build import match_cpu, match_disk, match_nic
 
 FIXTURES = ROOT / "tests" / "fixtures" / "init"
 
@@ -68,7 +68,7 @@ def test_osd_metadata_without_hostnames(tmp_path, run_cli):
 
 def test_every_matching_rule_names_a_catalog_entry():
     from cephsim.catalog.load import load_catalog
-    from cephsim.init.build import _rules
+    from cephsim.tools.init.build import _rules
 
     c, r = load_catalog(), _rules()
     assert all(x["id"] in c.disks for x in r["disks"])

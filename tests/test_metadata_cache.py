@@ -6,15 +6,21 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cephsim.report.render import render_run
-from cephsim.resolve import (CACHE_RATIOS_PACIFIC, KV_OBJECT_BYTES, ONODE_BYTES_LATER,
-                             STATIC_KV_MAX, cache_bytes, meta_cache)
-from cephsim.runner import run_scenario
+from cephsim.formats.report.render import render_run
+from cephsim.model.resolve import (
+    CACHE_RATIOS_PACIFIC,
+    KV_OBJECT_BYTES,
+    ONODE_BYTES_LATER,
+    STATIC_KV_MAX,
+    cache_bytes,
+    meta_cache,
+)
+from cephsim.model.runner import run_scenario
 from cephsim.scenario.load import load_scenario
-from conftest import ROOT
 
 QUICKSTART = ROOT / "scenarios" / "quickstart.yaml"  # 3 hosts x 1 OSD, pool size 3, reef
 GIB = 1024**3

@@ -1,11 +1,18 @@
 """Monitor-cluster model (seed 004): verdicts must follow from timers and message sizes."""
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from cephsim.monitors import (LinkSpec, MonNetwork, MonitorSpec, find_thresholds,
-                              simulate_monitors, text_report)
+from cephsim.monitors import (
+    LinkSpec,
+    MonitorSpec,
+    MonNetwork,
+    find_thresholds,
+    simulate_monitors,
+    text_report,
+)
 from cephsim.monitors.thresholds import ORDER, scan_grid, search_changes
 
 MS = 1_000_000

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-
-from cephsim.report.render import render_run
-from cephsim.runner import run_scenario
-from cephsim.scenario.load import load_scenario
 from conftest import ROOT
+
+from cephsim.formats.report.render import render_run
+from cephsim.model.runner import run_scenario
+from cephsim.scenario.load import load_scenario
 
 SCEN = {r: ROOT / "scenarios" / f"osiris-mon-rtt-{r}ms.yaml" for r in (1600, 3200, 6400)}
 EXPECTED = {1600: "healthy", 3200: "unstable", 6400: "broken"}

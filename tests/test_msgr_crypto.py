@@ -3,9 +3,10 @@ in tests/test_writepath.py)."""
 
 from __future__ import annotations
 
-from cephsim.runner import run_scenario
-from cephsim.scenario.load import load_scenario
 from conftest import ROOT
+
+from cephsim.model.runner import run_scenario
+from cephsim.scenario.load import load_scenario
 
 REEF = ROOT / "scenarios" / "reef-single-client-qd128.yaml"
 

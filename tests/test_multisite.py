@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from cephsim.runner import run_scenario
-from cephsim.scenario.load import load_scenario
 from conftest import ROOT
+
+from cephsim.model.runner import run_scenario
+from cephsim.scenario.load import load_scenario
 
 STRETCH = ROOT / "scenarios" / "stretch-two-sites.yaml"
 MS = 1_000_000

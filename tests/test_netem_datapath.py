@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
+from conftest import ROOT
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from cephsim.report.render import render_run
-from cephsim.runner import run_scenario
+from cephsim.formats.report.render import render_run
+from cephsim.model.runner import run_scenario
 from cephsim.scenario.load import load_scenario
-from conftest import ROOT
 
 OSD_NETEM = ROOT / "scenarios" / "osiris-osd-netem.yaml"
 QUICKSTART = ROOT / "scenarios" / "quickstart.yaml"

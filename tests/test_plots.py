@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from cephsim import plots  # noqa: E402
+from cephsim.tools import plots  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 QS = str(ROOT / "scenarios" / "quickstart.yaml")
@@ -30,7 +30,7 @@ def test_latency_cdf_and_histogram(tmp_path: Path, suffix: str) -> None:
 
 
 def test_sweep_curves_and_latency_vs_iops(tmp_path: Path) -> None:
-    from cephsim.sweep import run_sweep
+    from cephsim.tools.sweep import run_sweep
 
     res = run_sweep(QS, ["workload.iodepth=1,4,16", "run.ios=500", "run.ramp_ios=50"], seeds=2,
                     jobs=2)
@@ -67,7 +67,7 @@ def test_monitor_state_vs_rtt(tmp_path: Path) -> None:
 def test_sweep_error_bars_stop_at_zero_and_are_counted() -> None:
     """A 3-seed t-interval of p99.9 can reach below zero: the bar stops at zero, the
     upper half is kept, and the cut is counted for the plot's subtitle."""
-    from cephsim.plots import _bars
+    from cephsim.tools.plots import _bars
 
     cut: list[float] = []
     lower, upper = _bars([772.0, 528.0], [1044.0, None], 1.0, cut)
@@ -78,7 +78,7 @@ def test_explain_plot_labels_name_osds_and_leave_hosts_alone(tmp_path, monkeypat
     """Row labels come from the model's names: OSD 0's threads as osd.0.*, a client thread
     on a host named osd0 as osd0.job0.*, and the network rows as host->host (the old string
     edit turned 'osd0->osd1' into 'osd.0->osd1' and the client's rows into 'osd.0.job0')."""
-    from cephsim.explain import explain
+    from cephsim.tools.explain import explain
 
     figs: list = []
     monkeypatch.setattr(plots, "_save", lambda fig, path: figs.append(fig) or Path(path))

@@ -9,14 +9,14 @@ from __future__ import annotations
 import json
 
 import numpy as np
+from conftest import ROOT, TEST_SCENARIOS
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
-
-from cephsim.report.render import render_run
-from cephsim.runner import run_scenario
-from cephsim.scenario.load import load_scenario
-from conftest import ROOT, TEST_SCENARIOS
 from test_writepath import expected_write_size1
+
+from cephsim.formats.report.render import render_run
+from cephsim.model.runner import run_scenario
+from cephsim.scenario.load import load_scenario
 
 QUICKSTART = ROOT / "scenarios" / "quickstart.yaml"
 CONSTANT = TEST_SCENARIOS / "constant.yaml"

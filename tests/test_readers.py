@@ -10,15 +10,20 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cephsim.errors import CephsimError
-from cephsim.readers.common import ReaderError, decode, parse_decimal, to_ns
-from cephsim.readers.detect import read_any, read_text_any
-from cephsim.readers.fio_json import read_fio_json
-from cephsim.readers.fio_text import read_fio_text
-from cephsim.readers.historic_ops import read_historic_ops
-from cephsim.readers.inspect import inspect_paths
-from cephsim.readers.model import (FioMeasurement, HistoricOps, NetLatencyMeasurement, PerfDump,
-                                   RadosBenchMeasurement)
-from cephsim.readers.perf_dump import diff_perf_dumps, read_perf_dump
+from cephsim.formats.readers.common import ReaderError, decode, parse_decimal, to_ns
+from cephsim.formats.readers.detect import read_any, read_text_any
+from cephsim.formats.readers.fio_json import read_fio_json
+from cephsim.formats.readers.fio_text import read_fio_text
+from cephsim.formats.readers.historic_ops import read_historic_ops
+from cephsim.formats.readers.inspect import inspect_paths
+from cephsim.formats.readers.model import (
+    FioMeasurement,
+    HistoricOps,
+    NetLatencyMeasurement,
+    PerfDump,
+    RadosBenchMeasurement,
+)
+from cephsim.formats.readers.perf_dump import diff_perf_dumps, read_perf_dump
 
 FIX = Path(__file__).parent / "fixtures"
 FIO = FIX / "fio"

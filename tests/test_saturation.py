@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from cephsim.report.render import render_run
-from cephsim.runner import run_scenario
+from cephsim.formats.report.render import render_run
+from cephsim.model.runner import run_scenario
 from cephsim.scenario.load import load_scenario
 
 SC = Path(__file__).resolve().parent.parent / "scenarios"
@@ -77,7 +77,7 @@ def test_kernel_client_reads_replies_per_osd_connection() -> None:
 
 
 def test_kernel_stages_do_not_take_the_release_scale() -> None:
-    from cephsim.software import release_costs
+    from cephsim.model.software import release_costs
 
     nautilus, reef = release_costs("nautilus"), release_costs("reef")
     assert nautilus.scale != reef.scale
@@ -158,7 +158,7 @@ def test_librbd_dispatch_pool_caps_one_client(threads: int, rw: str) -> None:
 
 
 def test_librbd_threads_default_per_release() -> None:
-    from cephsim.resolve import resolve
+    from cephsim.model.resolve import resolve
 
     for release, n in (("nautilus", 1), ("octopus", 1), ("pacific", 2), ("reef", 2)):
         sc = load_scenario(CONSTANT, [f"ceph.release={release}"])
@@ -297,7 +297,7 @@ def test_busy_hosts_report_a_lower_boost_ceiling() -> None:
 def test_the_clock_line_names_the_ceiling_only_when_it_fell() -> None:
     from types import SimpleNamespace
 
-    from cephsim.report.summary import clock_text
+    from cephsim.formats.report.summary import clock_text
     c = {"boost_ghz": 3.4, "all_core_ghz": 3.24}
     many = SimpleNamespace(cpu_clock={f"h{i}": {**c, "mean_ceiling_ghz": 3.29} for i in range(3)})
     assert clock_text(many) == ("  clock ceiling while busy (fewer GHz with more busy cores): 3.29 GHz"
@@ -362,7 +362,7 @@ def test_seed001_router_profile_shortens_each_write() -> None:
 def test_littles_law_flags_a_window_that_ios_straddle():
     """A closed loop of 8 in flight: 8 x mean latency / runtime per I/O must be near 8,
     or below it only where no I/O is far longer than the rest (a busy job thread)."""
-    from cephsim.runner import littles_law_warning
+    from cephsim.model.runner import littles_law_warning
 
     assert littles_law_warning(1000, 800_000, 100_000_000, 8, 2.0) == []    # 8.0
     assert littles_law_warning(1000, 840_000, 100_000_000, 8, 2.0) == []    # 8.4, within 20 %

@@ -5,13 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from cephsim.errors import CephsimError
-from cephsim.resolve import resolve
-from cephsim.scenario.load import apply_override, load_scenario, parse_override
-from cephsim.scenario.schema import Scenario
 from conftest import BASE, ROOT, TEST_SCENARIOS
 
+from cephsim.errors import CephsimError
+from cephsim.model.resolve import resolve
+from cephsim.scenario.load import apply_override, load_scenario, parse_override
+from cephsim.scenario.schema import Scenario
 
 
 def write(tmp_path: Path, text: str, name: str = "s.yaml") -> Path:
@@ -249,7 +248,7 @@ def test_luminous_and_mimic_defaults(release, version):
 def test_read_cache_hit_follows_the_cache_budget() -> None:
     """Cold: no hits.  Warm: BlueStore's autotuned cache budget (0.85 x osd_memory_target -
     768 MiB, at least 128 MiB) over the data each primary serves, capped at 1."""
-    from cephsim.resolve import cache_bytes, read_cache_hit
+    from cephsim.model.resolve import cache_bytes, read_cache_hit
 
     gib = 1024**3
     assert cache_bytes(4 * gib) == int(0.85 * 4 * gib) - 768 * 1024**2

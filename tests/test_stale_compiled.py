@@ -20,7 +20,7 @@ def test_no_manifest_means_pure_python_and_nothing_to_check(tmp_path: Path) -> N
 
 
 def test_matching_hash_is_fresh_and_changed_source_is_stale(tmp_path: Path) -> None:
-    rel = "cephsim/engine/kernel.py"
+    rel = "cephsim/model/engine/kernel.py"
     src = _stale.ROOT.parent / rel
     digest = hashlib.sha256(src.read_bytes()).hexdigest()
     assert _stale.stale_modules(_manifest(tmp_path, {rel: digest})) == []
@@ -29,15 +29,15 @@ def test_matching_hash_is_fresh_and_changed_source_is_stale(tmp_path: Path) -> N
 
 
 def test_prefer_sources_finds_the_py_file() -> None:
-    finder = _stale.PreferSources({"cephsim.engine.kernel"})
-    spec = finder.find_spec("cephsim.engine.kernel", None)
+    finder = _stale.PreferSources({"cephsim.model.engine.kernel"})
+    spec = finder.find_spec("cephsim.model.engine.kernel", None)
     assert spec is not None and spec.origin is not None and spec.origin.endswith("kernel.py")
     assert finder.find_spec("cephsim.cli", None) is None  # never compiled: left to Python
 
 
 def test_the_running_build_is_consistent() -> None:
     """Either pure Python, or compiled from exactly these sources (else the guard fell back)."""
-    import cephsim.writepath as wp
+    import cephsim.model.writepath as wp
 
     if wp.__file__.endswith((".so", ".pyd")):
         assert _stale.stale_modules() == []

@@ -68,7 +68,7 @@ def test_same_numbers_with_one_and_two_jobs() -> None:
 
 def test_dask_executor_matches_local() -> None:
     distributed = pytest.importorskip("distributed")
-    from cephsim.sweep import run_sweep
+    from cephsim.tools.sweep import run_sweep
 
     axes = ["pool.size=2,3", "run.ios=500", "run.ramp_ios=50"]
     local = run_sweep(QS, axes, seeds=2, jobs=2)
@@ -132,7 +132,7 @@ def test_sweep_block_in_the_scenario(tmp_path: Path) -> None:
      "hosts.osd.nic=nope-nic"),
 ])
 def test_bad_sweeps_fail_before_any_run(args: list[str], expect: str, monkeypatch) -> None:
-    import cephsim.sweep as sweep
+    import cephsim.tools.sweep as sweep
 
     def boom(task):  # noqa: ANN001
         raise AssertionError("a run started before the sweep was validated")
@@ -155,7 +155,7 @@ def test_a_bad_sweep_block_is_located_and_nothing_runs(tmp_path: Path, monkeypat
                                                        line: int, path: str, expect: str) -> None:
     """The block has one parser (the schema's): `cephsim sweep` and `cephsim validate` give
     the same located message for it."""
-    import cephsim.sweep as sweep
+    import cephsim.tools.sweep as sweep
 
     def boom(task):  # noqa: ANN001
         raise AssertionError("a run started before the sweep block was validated")
@@ -173,7 +173,7 @@ def test_a_bad_sweep_block_is_located_and_nothing_runs(tmp_path: Path, monkeypat
 
 
 def test_invalid_point_names_only_the_bad_points() -> None:
-    from cephsim.sweep import run_sweep
+    from cephsim.tools.sweep import run_sweep
 
     with pytest.raises(CephsimError) as e:
         run_sweep(QS, ["pool.size=3,4", "workload.iodepth=1,2"])
@@ -208,7 +208,7 @@ def test_an_interrupted_pool_stops_at_once():
     import time
     from concurrent.futures import ProcessPoolExecutor
 
-    from cephsim import sweep
+    from cephsim.tools import sweep
 
     ex = ProcessPoolExecutor(max_workers=2, initializer=sweep._worker_init)
     futs = [ex.submit(time.sleep, 60) for _ in range(5)]

@@ -4,13 +4,13 @@ round trip, where that round trip is longer than the window's time on the wire."
 from __future__ import annotations
 
 import pytest
+from conftest import ROOT
 
-from cephsim.components.network import WIRE_OVERHEAD, Path, Port, TcpWindow
-from cephsim.engine.draw import fixed
-from cephsim.runner import run_scenario
+from cephsim.model.components.network import WIRE_OVERHEAD, Path, Port, TcpWindow
+from cephsim.model.engine.draw import fixed
+from cephsim.model.runner import run_scenario
 from cephsim.scenario.load import load_scenario
 from cephsim.scenario.schema import TcpSettings
-from conftest import ROOT
 
 MS = 1_000_000
 OSD_NETEM = ROOT / "scenarios" / "osiris-osd-netem.yaml"

@@ -8,9 +8,9 @@ import os
 from pathlib import Path
 
 import pytest
+from conftest import ROOT, assert_short_error
 
 from cephsim.catalog import load as catload
-from conftest import ROOT, assert_short_error
 
 QS = ROOT / "scenarios" / "quickstart.yaml"
 

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from conftest import BASE, ROOT
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from cephsim.catalog.load import load_catalog
-from cephsim.resolve import vm_states
-from cephsim.runner import run_scenario
+from cephsim.model.resolve import vm_states
+from cephsim.model.runner import run_scenario
 from cephsim.scenario.load import load_scenario
 from cephsim.scenario.schema import VirtualMachine
-from conftest import BASE, ROOT
 
 FEW = settings(max_examples=5, deadline=None, database=None, derandomize=False,
                phases=[Phase.explicit, Phase.generate],

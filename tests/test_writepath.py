@@ -7,7 +7,7 @@ NIC and switch latencies, no CPU jitter, no background stalls, debug logging
 off, one thread per op shard (no spurious notify_all wake-ups) and plenty of
 cores (no core contention).  With one client at queue depth 1 every I/O then
 takes exactly the same time, and that time is the sum written out below,
-stage by stage, from the protocol in ``cephsim/writepath.py``:
+stage by stage, from the protocol in ``cephsim/model/writepath.py``:
 
 - every hand-off to a sleeping thread also costs ``kernel.wakeup`` kcycles;
   work that a thread simply continues (``handoff=False``) does not;
@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cephsim.runner import run_scenario
+from cephsim.model.runner import run_scenario
 from cephsim.scenario.load import load_scenario
 
 HERE = Path(__file__).parent
@@ -597,7 +597,7 @@ def test_a_deferred_batch_merges_contiguous_blocks_within_an_object():
     """4 blocks per object: blocks 4-7 of image 0 (object 1, block 6 written twice: once)
     are one 16 KiB write; block 8 follows 7 but starts object 2; block 10 leaves a gap;
     image 1's block 9 is another image."""
-    from cephsim.writepath import deferred_runs
+    from cephsim.model.writepath import deferred_runs
     k4 = 4096
     extents = [(0, 5, k4), (0, 4, k4), (0, 6, k4), (0, 6, k4), (0, 7, k4), (0, 8, k4),
                (0, 10, k4), (1, 9, k4)]
@@ -665,7 +665,7 @@ def test_fio_clock_starts_when_its_thread_takes_the_io(tmp_path):
 def test_psync_reports_the_same_io_without_slat():
     """fio's synchronous engine starts clat before the syscall and records no slat: the
     simulated I/O is the same as with libaio, only the split fio reports differs."""
-    from cephsim.report.summary import job_stats
+    from cephsim.formats.report.summary import job_stats
 
     aio, a = _run("workload.engine=krbd")
     sync, s = _run("workload.engine=krbd", "workload.ioengine=psync")
@@ -698,7 +698,7 @@ def test_a_read_of_a_fresh_image_reads_no_device():
     """A never-written block has no object: the OSD answers ENOENT (librbd returns zeros)
     without a device read, so the read is faster than one of written data, by about the
     device's read time."""
-    from cephsim.runner import run_scenario
+    from cephsim.model.runner import run_scenario
     from cephsim.scenario.load import load_scenario
 
     qs = Path(__file__).resolve().parents[1] / "scenarios" / "quickstart.yaml"
@@ -779,7 +779,7 @@ def test_a_cold_object_costs_its_gets_and_reads_exactly():
 
 def test_debug_osd_20_formats_the_primarys_86_osd_lines_in_do_op_exactly():
     """debug_osd 20/20 (everything else 0/0 here): the primary's success path has 86 osd
-    lines up to level 20 (cephsim/debuglog.py), formatted in tp_osd_tp at 0.5 us each."""
+    lines up to level 20 (cephsim/model/debuglog.py), formatted in tp_osd_tp at 0.5 us each."""
     _, a = _run("ceph.debug.osd=20/20")
     lat = a["complete"] - a["submit"]
     exp = expected_write_size1() + _with_msg(kc("osd.do_op"), 86 * KC["log.line"])

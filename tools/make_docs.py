@@ -4,7 +4,7 @@
     python tools/make_docs.py --check    # only say which blocks are stale (what CI tests)
 
 Each block sits between markers that carry a hash of the model's sources
-(cephsim/provenance.py); a test fails when a block was made by another version of the
+(cephsim/tools/provenance.py); a test fails when a block was made by another version of the
 model.  The measured column of each table is data (with its source in the scenario file),
 not output; everything else here is printed by the model, seed 1, each scenario's own
 run length.
@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from cephsim.provenance import replace_block, stale_blocks
+from cephsim.tools.provenance import replace_block, stale_blocks
 
 ROOT = Path(__file__).resolve().parents[1]
 HOW = "python tools/make_docs.py"
@@ -84,7 +84,7 @@ LOAD = [
 
 
 def _run(row: Row):  # noqa: ANN202 - a RunResult
-    from cephsim.runner import run_scenario
+    from cephsim.model.runner import run_scenario
     from cephsim.scenario.load import load_scenario
 
     path = ROOT / "scenarios" / f"{row.scenario}.yaml"
@@ -92,7 +92,7 @@ def _run(row: Row):  # noqa: ANN202 - a RunResult
 
 
 def _cell(row: Row) -> str:
-    from cephsim.report.summary import job_stats
+    from cephsim.formats.report.summary import job_stats
 
     js = job_stats(_run(row))
     if row.kind == "load":
@@ -116,7 +116,7 @@ def table(rows: list[Row]) -> str:
 
 
 def tour() -> str:
-    from cephsim.report.render import render_run
+    from cephsim.formats.report.render import render_run
 
     text = render_run(_run(Row("", "wido-2019-nautilus")), "text")
     keep = [ln for ln in text.splitlines()
@@ -128,9 +128,9 @@ def tour() -> str:
 
 
 def accuracy() -> tuple[list[str], str]:
-    from cephsim.calibrate.accuracy import case_files, run_accuracy
-    from cephsim.calibrate.cases import load_cases
-    from cephsim.calibrate.corpus import summary_lines, validation_markdown
+    from cephsim.tools.calibrate.accuracy import case_files, run_accuracy
+    from cephsim.tools.calibrate.cases import load_cases
+    from cephsim.tools.calibrate.corpus import summary_lines, validation_markdown
 
     paths = case_files(None)
     v, command = run_accuracy(load_cases(list(paths)), paths, 2, 3000, None,

@@ -129,7 +129,7 @@ def user_dirs() -> list[Path]:
 
 
 def _read_user(path: Path) -> dict[str, Any]:
-    from cephsim.scenario.load import parse_yaml_text, read_text
+    from cephsim.yamlfile import parse_yaml_text, read_text
 
     data = parse_yaml_text(read_text(path, "catalog file"), str(path))
     if data is None:

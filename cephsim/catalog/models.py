@@ -16,9 +16,16 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
 
-from cephsim.dists import DistSpec, Dur
-from cephsim.units import (FREQUENCY_JSON, RATE_JSON, SIZE_JSON, parse_duration_ns, parse_frequency_hz,
-                           parse_rate_bps, parse_size_bytes)
+from cephsim.model.dists import DistSpec, Dur
+from cephsim.units import (
+    FREQUENCY_JSON,
+    RATE_JSON,
+    SIZE_JSON,
+    parse_duration_ns,
+    parse_frequency_hz,
+    parse_rate_bps,
+    parse_size_bytes,
+)
 
 #: unit-string fields as editors see them (the field validators parse them)
 Hz = Annotated[float, WithJsonSchema(FREQUENCY_JSON)]

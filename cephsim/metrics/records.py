@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cephsim.writepath import Op
+from cephsim.model.writepath import Op
 
 CATEGORIES = ("network", "cpu", "wake", "disk", "queue")
 

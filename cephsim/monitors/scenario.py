@@ -1,7 +1,7 @@
 """From a scenario's ``monitors`` and ``sites`` sections to the monitor model's inputs.
 
 :func:`monitor_setup` turns a validated :class:`~cephsim.scenario.schema.Scenario` (plus
-the data-path client hosts chosen by :mod:`cephsim.resolve`) into a :class:`MonitorSetup`:
+the data-path client hosts chosen by :mod:`cephsim.model.resolve`) into a :class:`MonitorSetup`:
 the :class:`~cephsim.monitors.spec.MonitorSpec` and the :class:`MonNetwork` of netem
 settings for every directed pair of nodes (monitors and client hosts).
 
@@ -124,7 +124,7 @@ def _spec_problems(err: ValidationError, given: set[str] | None = None) -> list[
     file yet: :func:`cephsim.scenario.load.locate` adds the file and line).  ``given``: the
     ``monitors`` fields the scenario (or a --set) wrote; 'warmup must be shorter than
     duration' is put on duration when only duration was written (the warmup is the default)."""
-    from cephsim.scenario.load import validation_problems
+    from cephsim.scenario.problems import validation_problems
 
     problems = validation_problems(err, None, None, prefix=("monitors",))
     for p in problems:

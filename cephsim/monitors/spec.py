@@ -16,7 +16,6 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 
 from cephsim.units import DAY_NS, Duration, Size, format_size, format_span
 
-
 #: Shortest period of anything the model repeats (ticks, renewals, re-probes, re-hunts,
 #: reconnects, workload arrivals): each firing is simulated, so a shorter one would keep a
 #: run of up to ``MAX_DURATION_NS`` going for hours (and 0 would never finish).

@@ -1,6 +1,6 @@
 """Report lines about WAN conditions of a run: retransmission timeouts, multi-site rules.
 
-Called by :func:`cephsim.runner.run_scenario`; each function returns sentences that end up
+Called by :func:`cephsim.model.runner.run_scenario`; each function returns sentences that end up
 in ``RunResult.warnings`` (the ``warning:`` lines of the text report and
 ``cephsim.warnings`` in JSON).
 

@@ -12,23 +12,38 @@ unknown keys are errors.  Hardware is named from the catalog
 Cross-field checks that need the whole scenario (a pool larger than the
 number of OSD hosts, a client that does not exist) are in
 :func:`Scenario._cross_checks`; checks that need the catalog happen when the
-scenario is resolved (:mod:`cephsim.resolve`).
+scenario is resolved (:mod:`cephsim.model.resolve`).
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema,
-                      field_validator, model_validator)
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
 
 from cephsim.catalog.models import CPUModel, DiskModel, NICModel, SwitchModel
 from cephsim.monitors.spec import ClientCommand, MonThresholds, TimerOptions
 from cephsim.monitors.spec import ProposalWorkload as MonWorkload
-from cephsim.software import Kcycles
-from cephsim.units import (DAY_NS, PERCENT_JSON, Duration, Size, format_duration, format_size,
-                           format_span, parse_percent)
-
+from cephsim.model.software import Kcycles
+from cephsim.units import (
+    DAY_NS,
+    PERCENT_JSON,
+    Duration,
+    Size,
+    format_duration,
+    format_size,
+    format_span,
+    parse_percent,
+)
 
 
 def _loss(v: Any) -> float:
@@ -436,7 +451,7 @@ class Ceph(_M):
     release: Release = Field("reef", description="Ceph release: luminous (12), mimic (13), nautilus (14), octopus (15), pacific (16), quincy (17), reef (18), squid (19) or tentacle (20).")
     version: str | None = Field(None, pattern=r"^\d+\.\d+\.\d+$", description="Point release, e.g. '14.2.2'; matters where a default changed inside a release (min_alloc_size_ssd 16 KiB before 14.2.8).")
     debug_logging: Literal["default", "off"] = Field("default", description="'default': the release's debug levels (from Nautilus no success-path line is gathered; Luminous and Mimic gather the messenger's up to level 5, and their OSDs do some string work whatever the level: the release's logging_overhead); 'off': every subsystem 0/0. ceph.debug then sets single subsystems.")
-    debug: dict[Literal["osd", "optracker", "bluestore", "bluefs", "bdev", "ms", "throttle", "mclock"], str | int] = Field(default_factory=dict, description="Debug levels of single subsystems as Ceph writes them, 'log/gather' (debug_osd = 20/20 -> {osd: '20/20'}; '10' means 10/10): every line up to the gather level is formatted in the thread that logs it, costing CPU on the op's path (log.line per line; the lines per op and level are counted from the Reef source: cephsim/debuglog.py). On top of debug_logging.")
+    debug: dict[Literal["osd", "optracker", "bluestore", "bluefs", "bdev", "ms", "throttle", "mclock"], str | int] = Field(default_factory=dict, description="Debug levels of single subsystems as Ceph writes them, 'log/gather' (debug_osd = 20/20 -> {osd: '20/20'}; '10' means 10/10): every line up to the gather level is formatted in the thread that logs it, costing CPU on the op's path (log.line per line; the lines per op and level are counted from the Reef source: cephsim/model/debuglog.py). On top of debug_logging.")
     op_shards: Int | None = Field(None, ge=1, description="osd_op_num_shards override (default per release and media).")
     op_threads_per_shard: Int | None = Field(None, ge=1, description="osd_op_num_threads_per_shard override.")
     ms_async_op_threads: Int = Field(3, ge=1, description="Messenger worker threads per process.")
@@ -454,7 +469,7 @@ class Ceph(_M):
     @field_validator("debug")
     @classmethod
     def _debug_levels(cls, v: dict[str, str | int]) -> dict[str, str]:
-        from cephsim.debuglog import parse_level
+        from cephsim.model.debuglog import parse_level
 
         out = {}
         for name, level in v.items():

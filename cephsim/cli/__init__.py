@@ -1,0 +1,19 @@
+"""The ``cephsim`` command: a thin typer layer over the library.
+
+Every command turns a :class:`~cephsim.errors.CephsimError` into a short message on
+stderr and exit status 2; nothing is written when a command fails.  ``core`` holds the
+app and the commands on one scenario; ``calibrate``, ``whatif`` and ``monitors`` add
+their groups; ``common`` is what they share.  Commands import the library inside their
+bodies so that ``cephsim --help`` starts without loading SimPy, numpy or scipy.
+"""
+
+from __future__ import annotations
+
+from cephsim.cli import calibrate, monitors, whatif
+from cephsim.cli.core import app, main
+
+calibrate.register(app)
+whatif.register(app)
+monitors.register(app)
+
+__all__ = ["app", "main"]

@@ -1,0 +1,218 @@
+"""The ``cephsim`` command: a thin typer layer over the library.
+
+Every command turns a :class:`~cephsim.errors.CephsimError` into a short
+message on stderr and exit status 2; nothing is written when a command fails.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from cephsim.cli.common import (
+    Format,
+    FormatOpt,
+    OutputOpt,
+    RunFormat,
+    ScenarioArg,
+    SeedOpt,
+    SetOpt,
+    _Group,
+    emit,
+    fail,
+)
+from cephsim.errors import CephsimError
+
+app = typer.Typer(cls=_Group, add_completion=False, no_args_is_help=True,
+                  pretty_exceptions_enable=False,
+                  help="cephsim: discrete-event simulator of Ceph replicated write latency.")
+
+
+def _version(value: bool) -> None:
+    if value:
+        from cephsim import __version__
+        from cephsim.tools.bench import compiled_build
+
+        typer.echo(f"cephsim {__version__}, {compiled_build()} build")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
+          catalog: Annotated[Optional[list[Path]], typer.Option(
+              "--catalog", help="A directory of your own catalog files (cpus.yaml, disks.yaml, "
+              "nics.yaml, switches.yaml, cstates.yaml; repeatable), added to the shipped "
+              "catalog for this command, before CEPHSIM_CATALOG's; an entry may start from "
+              "another with 'base: <id>'.")] = None,
+          ) -> None:
+    """cephsim: discrete-event simulator of Ceph replicated write latency."""
+    if catalog:
+        import os
+
+        from cephsim.catalog.load import ENV, reset
+
+        # in the environment, so that sweep's worker processes read the same catalog
+        os.environ[ENV] = os.pathsep.join([*map(str, catalog),
+                                            *filter(None, [os.environ.get(ENV)])])
+        reset()
+
+
+@app.command()
+def run(scenario: ScenarioArg, seed: SeedOpt = None, set_: SetOpt = None,
+        format: Annotated[RunFormat, typer.Option(
+            "--format", "-f", help="Output format: text, json, or json+ (fio's JSON with the "
+            "latency bins).")] = RunFormat.text,
+        output: OutputOpt = None,
+        quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+        ) -> None:
+    """Simulate a scenario and print a fio-style report (or fio-compatible JSON)."""
+    try:
+        from cephsim.formats.output import check_outputs
+        from cephsim.tools.progress import ProgressBar
+        from cephsim.formats.report.render import render_run
+        from cephsim.model.resolve import profile_path
+        from cephsim.model.runner import progress_total, run_scenario
+        from cephsim.scenario.load import load_resolved
+        from cephsim.scenario.schema import run_warnings
+
+        sc, resolved = load_resolved(scenario, set_)
+        profile = profile_path(sc, scenario)  # nor may -o replace the profile it reads
+        check_outputs({"--output": output}, [scenario] + ([profile] if profile else []))
+        for w in run_warnings(sc):  # before the run: a long warm-up shows no progress
+            typer.echo(f"warning: {w}", err=True)
+        with ProgressBar(progress_total(sc), f"simulating {sc.name}", quiet=quiet) as bar:
+            res = run_scenario(sc, scenario_path=scenario, seed=seed, resolved=resolved,
+                               progress=bar.update)
+        emit(render_run(res, format.value), output)
+    except CephsimError as e:
+        fail(e)
+
+
+@app.command()
+def validate(scenario: ScenarioArg, set_: SetOpt = None) -> None:
+    """Check a scenario (schema, units, catalog names, consistency) without running it."""
+    try:
+        from cephsim.scenario.load import load_resolved
+        from cephsim.tools.sweep import block_axes, grid, validate_points
+
+        sc, r = load_resolved(scenario, set_)
+        osds = sum(len(h.osd_ids) for h in r.hosts)
+        # a sweep: block's points are checked as `cephsim sweep` would (a --set of the same
+        # field replaces that axis, as there)
+        fixed = {s.partition("=")[0].strip() for s in set_ or []}
+        axes = [a for a in block_axes(scenario)[0] if a.path not in fixed]
+        points = grid(axes) if axes else []
+        if points:
+            validate_points(scenario, points, axes, extra=set_ or [])
+        from cephsim.model.runner import config_warnings
+        from cephsim.scenario.schema import run_warnings
+
+        for w in run_warnings(sc) + config_warnings(r):
+            typer.echo(f"warning: {w}", err=True)
+        typer.echo(f"{scenario}: ok ({len(r.hosts)} hosts, {osds} OSDs, pool size "
+                   f"{sc.pool.size}, {sc.ceph.release}, {r.ceph.write_mode} writes"
+                   + (f"; sweep block: all {len(points)} points valid" if points else "") + ")")
+    except CephsimError as e:
+        fail(e)
+
+
+@app.command()
+def schema(output: OutputOpt = None) -> None:
+    """Print the JSON Schema of the scenario format (for editor completion)."""
+    try:
+        from cephsim.scenario.jsonschema import scenario_json_schema
+
+        emit(json.dumps(scenario_json_schema(), indent=2) + "\n", output)
+    except CephsimError as e:
+        fail(e)
+
+
+@app.command()
+def catalog(kind: Annotated[Optional[str], typer.Argument(
+        help="cpus, cstates, disks, nics or switches (default: all).")] = None,
+            id_: Annotated[Optional[str], typer.Argument(
+                metavar="[ID]", help="One entry: each figure as written, with its basis "
+                "(measured, datasheet, derived, estimate, ...), source and note.")] = None) -> None:
+    """List the hardware catalog with the source of every figure."""
+    try:
+        from cephsim.formats.report.catalog_table import catalog_text
+
+        typer.echo(catalog_text(kind, id_), nl=False)
+    except CephsimError as e:
+        fail(e)
+
+
+@app.command()
+def bench(ios: Annotated[int, typer.Option(min=1000, help="Simulated writes to time.")] = 20000,
+          format: FormatOpt = Format.text) -> None:
+    """Measure simulation speed next to a bare-SimPy event loop in the same run."""
+    from cephsim.tools.bench import bench_text, run_bench
+
+    res = run_bench(ios)
+    typer.echo(json.dumps(res, indent=2) if format is Format.json else bench_text(res))
+
+
+@app.command()
+def inspect(files: Annotated[list[Path], typer.Argument(help="Measurement files (fio, qperf, ping, rados bench, perf dump, historic ops).")],
+            format: FormatOpt = Format.text) -> None:
+    """Read measurement files and print what was read, in normalised units."""
+    try:
+        from cephsim.formats.readers.inspect import inspect_paths
+
+        typer.echo(inspect_paths(list(files), format.value), nl=False)
+    except CephsimError as e:
+        fail(e)
+
+
+@app.command()
+def init(source: Annotated[Path, typer.Option("--from", help="Directory of collected command outputs (ceph osd metadata/tree/pool ls detail/config dump -f json, ceph versions, lscpu, cpupower frequency-info/idle-info, ethtool, ethtool -i, ip -j link, nvme list -o json, ping), recognised by content.")],
+         output: OutputOpt = None,
+         yes: Annotated[bool, typer.Option("--yes", "-y", help="Take the guesses without asking (they are listed in the file's header either way).")] = False) -> None:
+    """Write a scenario for an existing cluster from what its operator can collect."""
+    try:
+        from cephsim.tools.init.build import build
+        from cephsim.tools.init.collect import read_dir
+        from cephsim.formats.output import check_outputs
+
+        if output is not None:
+            check_outputs({"--output": output})
+        built = build(read_dir(source))
+        for line in built.notes:
+            typer.echo(f"cephsim init: {line}", err=True)
+        for line in built.guesses:
+            typer.echo(f"cephsim init: ASSUMED {line}", err=True)
+        if not yes and built.guesses and sys.stdin is not None and sys.stdin.isatty():
+            if not typer.confirm(f"write the scenario with these {len(built.guesses)} "
+                                 "assumptions?", default=True, err=True):
+                raise typer.Exit(1)
+        emit(built.text, output)
+    except CephsimError as e:
+        fail(e)
+
+
+def main() -> None:
+    try:
+        try:
+            app()
+        finally:  # a report still in stdout's buffer fails here on a full device
+            if sys.stdout is not None:
+                sys.stdout.flush()
+    except OSError as e:  # stdout full (/dev/full) or a closed pipe: say so, briefly
+        import os
+
+        try:  # later flushes (at exit) must not fail again with a traceback
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            sys.stderr.write(f"cephsim: error: cannot write the output: {e.strerror or e}\n")
+        except (OSError, AttributeError):
+            pass
+        raise SystemExit(2) from None
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,161 @@
+"""What-if commands: ``sweep``, ``compare``, ``compare-fio``, ``explain``.
+
+Registered on the main typer app by :func:`register` (see ``cephsim/cli/__init__.py``).
+Progress bars go to stderr (and only when a command runs for more than a
+second); ``--quiet`` turns them off.  Errors are short, on stderr, exit 2.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from cephsim.cli.common import emit, fail
+from cephsim.errors import CephsimError
+
+
+class SweepFormat(str, Enum):
+    text = "text"
+    json = "json"
+    csv = "csv"
+
+
+class CmpFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+class ExecutorKind(str, Enum):
+    local = "local"
+    dask = "dask"
+
+
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar (for scripts).")]
+JobsOpt = Annotated[Optional[int], typer.Option("--jobs", "-j", min=1,
+                                                help="Parallel local processes (default: all cores).")]
+ExecOpt = Annotated[ExecutorKind, typer.Option("--executor", help="local process pool or a Dask cluster.")]
+SchedOpt = Annotated[Optional[str], typer.Option("--scheduler", metavar="ADDRESS", help="Dask scheduler address (tcp://host:8786).")]
+SetOpt = Annotated[Optional[list[str]], typer.Option(
+    "--set", help="path=v1,v2,... (a sweep axis) or path=value. Repeatable.")]
+OutOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of stdout.")]
+SeedOpt = Annotated[Optional[int], typer.Option("--seed", min=0, help="Base seed (default: run.seed).")]
+
+
+def _plot_suffix(plot: Path | None, option: str = "--plot") -> None:
+    if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise CephsimError.single(f"{option} {plot}: the file must end in .png, .svg or .pdf")
+
+
+def _check_scheduler(executor: ExecutorKind, scheduler: str | None) -> None:
+    if scheduler is not None and executor is not ExecutorKind.dask:
+        raise CephsimError.single("--scheduler only applies with --executor dask")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def sweep(scenario: Annotated[Path, typer.Argument(help="Scenario YAML file (may hold a sweep: block).",
+                                                       show_default=False)],
+              set_: SetOpt = None,
+              seeds: Annotated[Optional[int], typer.Option("--seeds", "-k", min=1,
+                                                           help="Seeds per grid point (default 1, or the sweep block's).")] = None,
+              seed: SeedOpt = None, jobs: JobsOpt = None,
+              executor: ExecOpt = ExecutorKind.local, scheduler: SchedOpt = None,
+              format: Annotated[SweepFormat, typer.Option("--format", "-f", help="Output format.")] = SweepFormat.text,
+              output: OutOpt = None,
+              plot: Annotated[Optional[Path], typer.Option("--plot", help="Also draw the sweep curves (.png, .svg or .pdf).")] = None,
+              quiet: QuietOpt = False) -> None:
+        """Run a grid of variants (all combinations of the --set lists), each with K seeds."""
+        try:
+            from cephsim.formats.output import check_outputs
+            from cephsim.tools.sweep import run_sweep
+
+            _plot_suffix(plot)
+            _check_scheduler(executor, scheduler)
+            check_outputs({"--output": output, "--plot": plot}, [scenario])
+            res = run_sweep(scenario, set_ or [], seeds=seeds, seed=seed, jobs=jobs,
+                            executor=executor.value, scheduler=scheduler, quiet=quiet)
+            text = {"text": res.to_text, "json": res.to_json, "csv": res.to_csv}[format.value]()
+            if plot is not None:
+                from cephsim.tools.plots import plot_sweep
+
+                plot_sweep(res, plot)
+            emit(text, output)
+        except CephsimError as e:
+            fail(e)
+
+    @app.command()
+    def compare(scenarios: Annotated[list[Path], typer.Argument(help="Two or more scenario files; the first is the baseline.",
+                                                                show_default=False)],
+                set_: Annotated[Optional[list[str]], typer.Option("--set", help="Override a field in every scenario. Repeatable.")] = None,
+                seeds: Annotated[int, typer.Option("--seeds", "-k", min=1, help="Seeds per scenario.")] = 3,
+                seed: SeedOpt = None, jobs: JobsOpt = None,
+                executor: ExecOpt = ExecutorKind.local, scheduler: SchedOpt = None,
+                format: Annotated[CmpFormat, typer.Option("--format", "-f", help="Output format.")] = CmpFormat.text,
+                output: OutOpt = None, quiet: QuietOpt = False) -> None:
+        """Side by side: IOPS and latency, differences with confidence intervals, and the stages behind them."""
+        try:
+            from cephsim.tools.compare import compare as do_compare
+            from cephsim.formats.output import check_outputs
+
+            _check_scheduler(executor, scheduler)
+            check_outputs({"--output": output}, list(scenarios))
+
+            c = do_compare(scenarios, set_ or [], seeds=seeds, seed=seed, jobs=jobs,
+                           executor=executor.value, scheduler=scheduler, quiet=quiet)
+            emit(c.to_json() if format is CmpFormat.json else c.to_text(), output)
+        except CephsimError as e:
+            fail(e)
+
+    @app.command("compare-fio")
+    def compare_fio(simulated: Annotated[Path, typer.Argument(help="cephsim JSON output (cephsim run -f json).", show_default=False)],
+                    measured: Annotated[Path, typer.Argument(help="Real fio result: JSON or normal output.", show_default=False)],
+                    direction: Annotated[Optional[str], typer.Option("--direction", metavar="read|write", help="read or write (default: write if present).")] = None,
+                    format: Annotated[CmpFormat, typer.Option("--format", "-f", help="Output format.")] = CmpFormat.text,
+                    output: OutOpt = None) -> None:
+        """Compare a simulated result with a measured fio result, side by side."""
+        try:
+            from cephsim.tools.compare import compare_fio as do
+            from cephsim.formats.output import check_outputs
+
+            check_outputs({"--output": output}, [simulated, measured])
+
+            c = do(simulated, measured, direction)
+            emit(c.to_json() if format is CmpFormat.json else c.to_text(), output)
+        except CephsimError as e:
+            fail(e)
+
+    @app.command()
+    def explain(scenario: Annotated[Path, typer.Argument(help="Scenario YAML file.", show_default=False)],
+                op: Annotated[str, typer.Option("--op", metavar="OP", help="median, p99 (any pNN from p0 to p100), min, max, or an op number.")] = "median",
+                set_: Annotated[Optional[list[str]], typer.Option("--set", help="Override a field. Repeatable.")] = None,
+                seed: Annotated[Optional[int], typer.Option("--seed", min=0, help="Seed (overrides run.seed).")] = None,
+                plot: Annotated[Optional[Path], typer.Option("--plot", help="Also draw the op's timeline (.png, .svg or .pdf).")] = None,
+                latency_plot: Annotated[Optional[Path], typer.Option("--latency-plot", help="Also draw the run's latency CDF and histogram (.png, .svg or .pdf).")] = None,
+                ablations: Annotated[bool, typer.Option("--ablations/--no-ablations", help="Run the what-if ablations.")] = True,
+                jobs: JobsOpt = None, output: OutOpt = None, quiet: QuietOpt = False) -> None:
+        """The life of one simulated write, where its time went, and what each knob is worth."""
+        try:
+            from cephsim.tools.explain import explain as do
+            from cephsim.tools.explain import render
+            from cephsim.formats.output import check_outputs
+
+            _plot_suffix(plot)
+            _plot_suffix(latency_plot, "--latency-plot")
+            check_outputs({"--output": output, "--plot": plot, "--latency-plot": latency_plot},
+                          [scenario])
+            ex = do(scenario, set_ or [], which=op, seed=seed, ablations=ablations, jobs=jobs,
+                    quiet=quiet)
+            if plot is not None:
+                from cephsim.tools.plots import plot_waterfall
+
+                plot_waterfall(ex, plot)
+            if latency_plot is not None:
+                from cephsim.tools.plots import plot_latency
+
+                plot_latency(ex.latencies_ns, latency_plot, f"{ex.scenario} (seed {ex.seed})")
+            emit(render(ex), output)
+        except CephsimError as e:
+            fail(e)

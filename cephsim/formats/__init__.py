@@ -1,0 +1,1 @@
+"""What cephsim reads and writes: measurement readers, fio-style reports, atomic output."""

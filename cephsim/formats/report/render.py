@@ -1,0 +1,89 @@
+"""Render a run as text (fio normal output + breakdown) or fio-compatible JSON."""
+
+from __future__ import annotations
+
+from cephsim.formats.report.fio_json import dumps_fio_json
+from cephsim.formats.report.fio_text import fio_text
+from cephsim.formats.report.summary import breakdown_text, job_stats, result_document, saturation_text
+from cephsim.model.runner import RunResult
+
+
+def write_path(res: RunResult) -> str:
+    """The BlueStore write path the run's writes take, as the header names it."""
+    w = res.scenario.workload
+    if w.image_state == "fresh":
+        return f"{res.resolved.ceph.write_mode} BlueStore writes: allocation into a fresh image"
+    return f"{res.resolved.ceph.write_mode} BlueStore writes"
+
+
+def cost_text(res: RunResult) -> str:
+    """The calibrated part of the answer and how sure it is."""
+    c = res.resolved.ceph.costs
+    rel = res.resolved.ceph.release
+    if c.scale_sd is None:
+        return f"cephsim: Ceph's CPU cost per op: {rel} scale {c.scale:.3g} (from a profile)\n"
+    return (f"cephsim: Ceph's CPU cost per op: {rel} scale {c.scale:.3g} +/- {100 * c.scale_sd:.0f} % "
+            f"(fitted over the published clusters; how far unseen clusters come out: "
+            f"docs/validation.md)\n")
+
+
+def power_text(res: RunResult) -> str:
+    """One header line per host group: what decides how fast its CPU work runs."""
+    out = ""
+    shown = {"intel_pstate": "powersave (intel_pstate decides, no HWP)",
+             "hwp": "powersave (HWP/CPPC: the processor decides)"}
+    for group, p in res.power.items():
+        gov = shown.get(p["governor"], p["governor"])
+        idle = p["idle_states"]
+        clock = "" if p["mean_clock_ghz"] is None else f", work ran at {p['mean_clock_ghz']:.2f} GHz"
+        out += (f"cephsim: {group}: {p['cpufreq_driver']} / {gov}, idle states "
+                f"{idle[0]}..{idle[-1]}{clock}\n" if len(idle) > 1 else
+                f"cephsim: {group}: {p['cpufreq_driver']} / {gov}, idle state "
+                f"{idle[0]} only{clock}\n")
+    return out
+
+
+def cache_text(res: RunResult) -> str:
+    """What the OSDs found in their caches: the onode (metadata) cache and, for the
+    onodes not there, RocksDB's block cache; reads also the data cache."""
+    c = res.caches
+    if not c:
+        return ""
+    if c["objects_per_osd"] == 0:
+        meta = "no object metadata to find (a fresh image)"
+    elif c["onode_lookups"] == 0:  # every object fits: the run never looks beyond the cache
+        meta = (f"every object's onode cached ({c['objects_per_osd']:,.0f} objects per OSD, "
+                f"room for {c['onodes_cached']:,})")
+    else:
+        meta = (f"onode cache hits {100 * c['onode_hit_ratio']:.1f} % "
+                f"({c['objects_per_osd']:,.0f} objects per OSD, {c['onodes_cached']:,} cached)")
+        if c["rocksdb_gets"]:
+            meta += (f", RocksDB gets {100 * c['block_cache_hit_ratio']:.1f} % from the block "
+                     "cache, the rest read from the DB device")
+    data = ""
+    if res.scenario.workload.rw != "write" and res.scenario.workload.rw != "randwrite":
+        data = f"; reads from the data cache {100 * c['data_cache_hit_probability']:.0f} %"
+    return f"cephsim: BlueStore caches: {meta}{data}\n"
+
+
+def render_run(res: RunResult, fmt: str) -> str:
+    if fmt in ("json", "json+"):
+        return dumps_fio_json(result_document(res, plus=fmt == "json+")) + "\n"
+    sc = res.scenario
+    pool = (f"pool size {sc.pool.size}" if sc.pool.type == "replicated" else
+            f"EC {sc.pool.k}+{sc.pool.m} {sc.pool.plugin}"
+            + (", optimized" if sc.pool.ec_optimizations else ""))
+    head = (f"cephsim: {sc.name} (seed {res.seed}, {res.records.count()} I/Os measured, "
+            f"{sc.ceph.release}, {pool}, "
+            f"{write_path(res)})\n")
+    text = head + power_text(res) + cache_text(res) + cost_text(res) + fio_text([job_stats(res)])
+    text += "\nWhere the time went (mean per I/O):\n" + breakdown_text(res)
+    text += saturation_text(res)
+    if res.monitors is not None:
+        from cephsim.monitors import text_report
+
+        text += "\nMonitors (simulated separately; the data path does not use them):\n"
+        text += "\n".join("  " + ln for ln in text_report(res.monitors).splitlines()) + "\n"
+    for w in res.warnings:
+        text += f"warning: {w}\n"
+    return text

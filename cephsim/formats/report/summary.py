@@ -1,0 +1,174 @@
+"""From a :class:`~cephsim.model.runner.RunResult` to fio-style statistics and the breakdown.
+
+- ``job_stats``: one fio job (as with ``group_reporting``) per run, read and
+  write directions computed exactly as fio does (:mod:`cephsim.formats.report.fio_stats`).
+- ``breakdown``: where the time of the measured ops went, along each op's
+  critical path (network, CPU work, C-state wake penalties, disk, queueing:
+  these add up to the mean latency), plus the mean time between consecutive
+  op-tracker events at the primary (as ``dump_historic_ops`` would show them).
+- ``result_document``: the fio-compatible JSON with a ``cephsim`` object.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from cephsim import __version__
+from cephsim.metrics.records import CATEGORIES
+from cephsim.formats.report.fio_json import fio_json, format_bs
+from cephsim.formats.report.fio_stats import DirectionStats, JobStats
+from cephsim.model.resolve import resolved_dict
+from cephsim.model.runner import RunResult
+
+
+def job_stats(res: RunResult) -> JobStats:
+    a = res.records.arrays()
+    w = res.scenario.workload
+    t0 = int(a["submit"].min()) if a["submit"].size else 0
+    dirs: dict[str, DirectionStats | None] = {"read": None, "write": None}
+    for name, mask in (("write", a["is_write"]), ("read", ~a["is_write"])):
+        if not mask.any():
+            continue
+        submit, slat_end, done = a["submit"][mask], a["slat_end"][mask], a["complete"][mask]
+        dirs[name] = DirectionStats.from_samples(
+            None if w.sync_io else slat_end - submit, done - slat_end, done - submit, bs_bytes=w.bs,
+            runtime_ns=res.runtime_ns, completion_ns=done - t0)
+    return JobStats(jobname=res.scenario.name, rw=w.rw, bs=w.bs, iodepth=w.iodepth,
+                    numjobs=w.numjobs, ioengine=w.fio_ioengine, runtime_ns=res.runtime_ns,
+                    read=dirs["read"], write=dirs["write"],
+                    job_options={"rw": w.rw, "bs": format_bs(w.bs),
+                                 "iodepth": str(w.iodepth), "numjobs": str(w.numjobs),
+                                 "ioengine": w.fio_ioengine})
+
+
+def breakdown(res: RunResult) -> dict[str, Any] | None:
+    a = res.records.arrays()
+    if "acc" not in a:
+        return None
+    out: dict[str, Any] = {}
+    for name, mask in (("write", a["is_write"]), ("read", ~a["is_write"])):
+        if not mask.any():
+            continue
+        acc = a["acc"][mask]
+        lat = (a["complete"] - a["submit"])[mask]
+        mean = acc.mean(axis=0)
+        cats = {c: round(float(mean[i]) / 1e3, 3) for i, c in enumerate(CATEGORIES)}
+        ev = a["ev"][mask]
+        sub = a["submit"][mask]
+        stages = {"submit -> initiated": _mean_us(ev[:, 0] - sub),
+                  "initiated -> queued_for_pg": _mean_us(ev[:, 1] - ev[:, 0]),
+                  "queued_for_pg -> reached_pg": _mean_us(ev[:, 2] - ev[:, 1])}
+        if name == "write":
+            last = np.maximum(ev[:, 5], ev[:, 6])
+            stages["reached_pg -> waiting for subops"] = _mean_us(ev[:, 4] - ev[:, 2])
+            stages["waiting for subops -> op_commit"] = _mean_us(ev[:, 5] - ev[:, 4])
+            if res.scenario.pool.size > 1:  # with one copy there are no replica replies
+                stages["waiting for subops -> sub_op_commit_rec (last)"] = _mean_us(ev[:, 6] - ev[:, 4])
+            stages["last commit -> commit_sent"] = _mean_us(ev[:, 7] - last)
+        else:
+            stages["reached_pg -> commit_sent"] = _mean_us(ev[:, 7] - ev[:, 2])
+        stages["commit_sent -> client completion"] = _mean_us(a["complete"][mask] - ev[:, 7])
+        out[name] = {"mean_latency_us": round(float(lat.mean()) / 1e3, 3),
+                     "critical_path_us": cats, "op_tracker_us": stages}
+    return out
+
+
+def _mean_us(x: np.ndarray) -> float:
+    return round(float(x.mean()) / 1e3, 3) if x.size else 0.0
+
+
+def result_document(res: RunResult, plus: bool = False) -> dict[str, Any]:
+    doc = fio_json([job_stats(res)], plus=plus, fio_version=f"cephsim-{__version__}")
+    scenario = res.scenario.model_dump(mode="json", by_alias=True)
+    scenario["run"]["seed"] = res.seed  # after --seed too, the embedded scenario reruns this run
+    doc["cephsim"] = {
+        "version": __version__,
+        "seed": res.seed,
+        "scenario": scenario,
+        "resolved": resolved_dict(res.resolved),
+        "breakdown": breakdown(res),
+        "utilization": res.utilization,
+        "cpu_cores": res.cpu_cores,
+        "cpu_clock": res.cpu_clock,
+        "power": res.power,
+        "caches": res.caches,
+        "saturation": res.saturation,
+        "io_counts": res.io_counts,
+        "engine": {**res.engine, "kernel_steps": res.kernel_steps, "simpy_events": res.simpy_events,
+                   "simulated_ns": res.sim_end_ns},
+        "warnings": res.warnings,
+        "monitors": (None if res.monitors is None else
+                     {**res.monitors.model_dump(mode="json"),
+                      "network": res.resolved.monitors.describe()}),
+    }
+    return doc
+
+
+def breakdown_text(res: RunResult) -> str:
+    b = breakdown(res)
+    if not b:
+        return "  (per-op records were off: run.records=false)\n"
+    lines = []
+    for name, d in b.items():
+        total = d["mean_latency_us"]
+        lines.append(f"  {name}: mean latency {total:.1f} us along the critical path:")
+        for cat, us in d["critical_path_us"].items():
+            share = 100 * us / total if total else 0.0
+            bar = "#" * int(round(share / 2.5))
+            label = {"cpu": "CPU work", "wake": "C-state wake-ups", "queue": "queueing"}.get(cat, cat)
+            lines.append(f"    {label:<18} {us:9.1f} us  {share:5.1f}%  {bar}")
+        lines.append("    op-tracker (primary), mean time between events:")
+        for st, us in d["op_tracker_us"].items():
+            lines.append(f"      {st:<44} {us:9.1f} us")
+    return "\n".join(lines) + "\n"
+
+
+def saturation_text(res: RunResult) -> str:
+    """One "saturated:" line (or the busiest resource) and the top utilisations."""
+    sat = getattr(res, "saturation", None) or {}
+    top = sat.get("busiest") or []
+    if not top:
+        return ""
+    s = sat.get("saturated")
+    if s:
+        head = f"saturated: {s['resource']} ({s['kind']}, {100 * s['utilization']:.0f}% busy)"
+    else:
+        head = (f"saturated: none (busiest {top[0]['resource']}, {top[0]['kind']}, "
+                f"{100 * top[0]['utilization']:.0f}% busy)")
+    rest = ", ".join(f"{x['resource']} {100 * x['utilization']:.0f}%" for x in top)
+    return f"{head}\n  utilisation (busiest first): {rest}\n" + cpu_text(res)
+
+
+def cpu_text(res: RunResult) -> str:
+    """One line: cores busy per OSD daemon (mean and range) and on each client host."""
+    cpu = res.cpu_cores
+    osds = list((cpu.get("osds") or {}).values())
+    if not osds:
+        return ""
+    n = len(osds)
+    line = f"  CPU, cores busy (top's %CPU / 100): OSD daemons {sum(osds) / n:.2f} each"
+    if n > 1:
+        line += f" ({min(osds):.2f}-{max(osds):.2f}, {n} daemons)"
+    clients = cpu.get("clients") or {}
+    if clients:
+        line += "; client side: " + ", ".join(f"{h} {c:.2f}" for h, c in clients.items())
+    return line + "\n" + clock_text(res)
+
+
+def clock_text(res: RunResult) -> str:
+    """One line when busy cores held some host's boost clock down noticeably (> 0.5 %)."""
+    clk = getattr(res, "cpu_clock", None) or {}
+    low = {h: c for h, c in clk.items() if c["mean_ceiling_ghz"] < 0.995 * c["boost_ghz"]}
+    if not low:
+        return ""
+    means = [c["mean_ceiling_ghz"] for c in low.values()]
+    first = next(iter(low.values()))
+    lo, hi = f"{min(means):.2f}", f"{max(means):.2f}"
+    if len(low) == 1:
+        span = f"{lo} GHz on {next(iter(low))}"
+    else:
+        span = f"{lo if lo == hi else f'{lo}-{hi}'} GHz over {len(low)} hosts"
+    return (f"  clock ceiling while busy (fewer GHz with more busy cores): {span}"
+            f" (boost {first['boost_ghz']:.2f} at one busy core, {first['all_core_ghz']:.2f} at all)\n")

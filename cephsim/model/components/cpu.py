@@ -1,0 +1,602 @@
+"""CPU cores, idle states (C-states), frequency governors and threads.
+
+What is modelled
+----------------
+- A :class:`CoreSet` is a group of cores threads may run on (a host, or the
+  cpuset given to its OSDs).  Each core remembers when it last became idle.
+- A :class:`Thread` is a Ceph (or kernel/application) thread: a FIFO server
+  that runs one piece of work at a time on some core.  Work arrives at a
+  thread when another thread hands it off (condvar, futex, epoll) or when an
+  interrupt completes an I/O.
+- **C-states.**  When a sleeping thread is woken onto a core that has been idle
+  for ``I`` ns, the core is in the deepest allowed state whose declared target
+  residency is at most ``I`` (an idle governor with a perfect idle-length
+  predictor; the kernel's menu/teo governors approximate this).  The first
+  work after the wake pays that state's ``wake_penalty`` (exit latency plus
+  cold caches), not its declared exit latency, which only steers the choice.
+- **Scheduler.**  A woken thread goes back to its previous core if that core is
+  idle (the kernel's wake-affine / prev-CPU preference), else to the first idle
+  core scanning upward from it, else it waits for the core that frees first.
+  Every hand-off to a sleeping thread also costs the kernel's wake-up path
+  (``kernel.wakeup`` cycles).  Runs are booked when the work is handed over, so
+  a thread with queued work books its core ahead of time; the idle gap that
+  leaves before the booking is remembered (the latest one per logical CPU) and
+  a later hand-off due inside it runs there (if it overruns the gap, the booking
+  after it moves back by as much).  Without that, a saturated host loses the
+  gaps (2-5 % of its cores in a 70-OSD run) and every woken thread queues behind
+  bookings that have not started.
+- **Frequency.**  ``performance`` runs at the maximum (boost) clock;
+  ``powersave`` at the minimum (acpi-cpufreq's; under intel_pstate or amd-pstate-epp
+  powersave is the driver's own load-following choice, ``intel_pstate`` or ``hwp``
+  below: ``resolve.resolve_cpu``); ``ondemand``/``conservative`` re-evaluate each
+  core every 10 ms sampling period from its busy fraction in the previous
+  period: ondemand sets ``f = f_min + load·(f_max − f_min)``, or f_max above the
+  95 % up-threshold; conservative moves one step of 5 % of f_max, up above 80 %
+  and down below 20 % (so at light load it stays at f_min, and under load it
+  takes ~20 periods to climb); ``schedutil`` follows a PELT-like utilisation with a 32 ms
+  half-life (``f = 1.25·f_max·util``) and boosts threads waking from I/O wait
+  to f_max.  The utilisation is the larger of the core's and the running
+  thread's own: Linux tracks PELT per task and moves it with the task (and
+  util_est adds a waking task's recent utilisation to its new CPU at once), so
+  a busy thread that lands on a core that was idle still asks for a high clock.
+  (Approximation: a core's own PELT is not reduced when a thread leaves it, as
+  Linux does on migration; it decays with the 32 ms half-life instead, so that
+  core's clock stays a little high for a while for the threads that follow.)
+  ``intel_pstate`` (active mode without HWP) sets ``f = 1.25·f_max·busy`` every 10 ms
+  from the core's C0 share (MPERF/TSC); ``hwp`` (HWP, or AMD's CPPC with amd-pstate-epp)
+  lets the processor choose, modelled as the same rule over a 1 ms window (an
+  estimate).  Both read C0 time from the hardware, so a core that polls when idle
+  (idle=poll, cpu_dma_latency=0) looks busy and runs at f_max; the software governors
+  do not see polling.  Polling cores also hold the chip at its all-core clock.
+  Governors are evaluated lazily when a core starts work, so they cost nothing
+  between events.
+- Work is given in kilocycles at the reference per-clock speed; its duration is
+  ``kcycles·1000 / (f · per_clock_speed)``.
+- **SMT.**  With SMT on, every physical core is two logical CPUs (Linux numbers
+  them ``i`` and ``i + n``), each a :class:`Core` here with its ``sibling``.
+  While both siblings run work, each runs at ``smt_yield / 2`` of its solo
+  speed (1.25 / 2 = 0.625 by default: the pair does 1.25x one thread's work).
+  A run that starts while its sibling is busy is stretched for the time they
+  overlap, and so is the sibling's run by the same amount; that run's end is
+  already scheduled, so its thread and CPU pay the stretch before their next
+  run (the one op's latency misses it, the thread's throughput does not).
+  A core's idle state is the shallower of its two threads': a thread woken
+  while its sibling runs finds the core awake (no C-state exit), and one woken
+  after both were idle pays for the time since the later of them stopped.
+  The scheduler's idle scan prefers a wholly idle core (Linux's
+  ``select_idle_core``) before an idle thread whose sibling is busy; the fast
+  path keeps a thread on its previous CPU whenever that CPU is idle, as Linux's
+  ``select_idle_sibling`` does.  ``top`` counts logical CPUs, and so do the
+  utilisations here.
+
+- **All-core boost.**  The clock a busy core can reach falls as more cores of
+  its socket are busy: a chip boosts one core to ``boost_clock`` but holds only
+  ``all_core_clock`` with every core loaded (Intel's turbo ratio limits by
+  active-core count; AMD's Precision Boost running into its power and current
+  limits).  Each socket's :class:`Package` (its cores may be in several core
+  sets: an OSD cpuset and the rest, numbered from socket 0 up as Linux numbers
+  physical cores) re-evaluates the ceiling every 1 ms from the average number of
+  its busy physical cores in the previous millisecond, falling
+  linearly from ``boost_clock`` at one busy core to ``all_core_clock`` at all of
+  them; whatever the governor asks for is capped there.  At queue depth 1 at
+  most one core is busy on average, so latency is untouched; at saturation
+  every op runs on a slower clock.
+
+- **CPU quota (CFS bandwidth control).**  A :class:`Quota` is one cgroup's
+  ``cpu.max`` (cgroup v1 ``cfs_quota_us``/``cfs_period_us``; what Kubernetes makes
+  of ``resources.limits.cpu``, e.g. a Rook OSD pod): the group's threads run on any
+  of their cores, but together for at most ``limit x period`` of CPU time per
+  period of wall time (periods aligned on multiples of the period); once that is
+  used up every one of them waits for the next period (throttled), however idle
+  the cores are.  A run that overdraws the budget is repaid from the next period
+  (the kernel's negative ``runtime_remaining``).  Simplifications: the budget is
+  drawn per run, not in 5 ms ``sched_cfs_bandwidth_slice`` chunks per CPU, and a
+  run that started is finished (runs are tens of microseconds; the period 100 ms).
+
+Simplifications: a run is not pre-empted; the governor sees whole runs in the
+window in which they start and runs per logical CPU; the package counts busy time
+in the window it falls in, except that a run the model schedules out of order (a
+thread's work computed ahead of another's) counts in the current window and
+anything past the next window's start in the next one: no busy time is lost, some
+is shifted by a window.
+"""
+
+from __future__ import annotations
+
+import math
+
+from cephsim.model.resolve import CPUConfig
+
+ONDEMAND_PERIOD_NS = 10_000_000
+#: cpufreq_ondemand's up_threshold on a kernel with idle micro-accounting (NO_HZ, every
+#: distribution's): MICRO_FREQUENCY_UP_THRESHOLD 95 (drivers/cpufreq/cpufreq_ondemand.c)
+ONDEMAND_UP_THRESHOLD = 0.95
+#: cpufreq_conservative's: DEF_FREQUENCY_UP_THRESHOLD 80
+CONSERVATIVE_UP_THRESHOLD = 0.80
+#: intel_pstate in active mode without HWP: get_target_pstate() at most every 10 ms
+#: (INTEL_PSTATE_SAMPLING_INTERVAL), target = 1.25 x the turbo P-state x busy_frac, where
+#: busy_frac = MPERF / TSC: C0 time, polling idle included (drivers/cpufreq/intel_pstate.c)
+INTEL_PSTATE_PERIOD_NS = 10_000_000
+#: HWP (intel_pstate) and CPPC (amd-pstate-epp) with the balance_performance EPP: the
+#: processor picks the clock itself from the C0 activity it sees.  Its algorithm is not
+#: published; modelled as intel_pstate's rule over a 1 ms window (an estimate: Intel's
+#: "Speed Shift" is sold on ~1 ms responses, against the OS governors' 10 ms and more)
+HWP_WINDOW_NS = 1_000_000
+#: governors that read the hardware's C0 residency (MPERF, or HWP itself): a core that
+#: polls when idle (idle=poll, cpu_dma_latency=0) looks busy to them
+HARDWARE_GOVERNORS = ("intel_pstate", "hwp")
+#: cpufreq_conservative's defaults (drivers/cpufreq/cpufreq_conservative.c): below 20 %
+#: load a step down, above 80 % a step up, a step being 5 % of the maximum clock
+CONSERVATIVE_DOWN_THRESHOLD = 0.20
+CONSERVATIVE_FREQ_STEP = 0.05
+PELT_HALF_LIFE_NS = 32_000_000
+#: how often the package's power management re-evaluates the boost ceiling (AMD's
+#: Precision Boost and Intel's PCU both work on about a millisecond)
+PACKAGE_WINDOW_NS = 1_000_000
+
+
+def polls(cfg: CPUConfig) -> bool:
+    """Whether idle cores poll (the only idle state allowed is POLL: idle=poll,
+    cpu_dma_latency=0, max_cstate POLL): they never leave C0."""
+    return bool(cfg.cstates) and all(s.name == "POLL" for s in cfg.cstates)
+
+
+class Package:
+    """One socket's processor package: the boost ceiling set by how many of its cores are busy."""
+
+    __slots__ = ("all_core_hz", "busy", "busy_ns", "cap_clock", "cap_hz", "carry", "drop", "edge",
+                 "hz_ns", "max_hz", "per_clock", "per_socket", "polling", "win")
+
+    def __init__(self, cfg: CPUConfig) -> None:
+        self.max_hz = cfg.max_hz
+        self.all_core_hz = cfg.all_core_hz or cfg.max_hz  # 0: no all-core figure, no drop
+        #: whether the ceiling can fall at all (False: Thread.run skips the package)
+        self.drop = self.all_core_hz < self.max_hz
+        self.per_socket = cfg.model.cores
+        self.per_clock = cfg.model.per_clock_speed
+        self.win = 0
+        self.edge = PACKAGE_WINDOW_NS  #: end of the current window
+        self.busy = 0  #: busy physical-core time (ns) in the current window
+        self.carry = 0  #: busy time already scheduled past its end (the next window's)
+        self.cap_hz = self.max_hz
+        self.cap_clock = self.max_hz * self.per_clock  #: ceiling x per-clock speed
+        self.busy_ns = 0  #: all busy physical-core time, and the ceiling it ran under:
+        self.hz_ns = 0.0  #: sum of cap_hz x busy ns (mean ceiling = hz_ns / busy_ns)
+        #: idle cores that poll stay in C0 and draw power: the chip holds only its all-core
+        #: clock ("idle=poll ... reduces turbo headroom", kernel-parameters.txt)
+        self.polling = polls(cfg)
+        if self.drop and self.polling:
+            self.cap_hz = self.all_core_hz
+            self.cap_clock = self.cap_hz * self.per_clock
+
+    def roll(self, w: int) -> None:
+        """Window ``w`` begins: set its ceiling from the busy cores of the window before."""
+        if w == self.win + 1:
+            active = self.busy / PACKAGE_WINDOW_NS
+            self.busy = self.carry
+        else:  # a window without work in between: the chip has been idle
+            active = 0.0
+            self.busy = 0
+        self.carry = 0
+        n = self.per_socket
+        x = (active - 1.0) / (n - 1) if n > 1 else float(active > 1.0)
+        x = 1.0 if self.polling else 0.0 if x < 0.0 else 1.0 if x > 1.0 else x
+        self.cap_hz = self.max_hz - (self.max_hz - self.all_core_hz) * x
+        self.cap_clock = self.cap_hz * self.per_clock
+        self.win = w
+        self.edge = (w + 1) * PACKAGE_WINDOW_NS
+
+    def add(self, start: int, end: int) -> None:
+        """A physical core is busy from ``start`` to ``end`` (``start`` in the current window
+        or, for a run scheduled out of order, before it)."""
+        edge = self.edge
+        if end > edge:  # the part past the window counts in the next one
+            self.carry += end - (start if start > edge else edge)
+            self.busy += edge - start if edge > start else 0
+        else:
+            self.busy += end - start
+        self.busy_ns += end - start
+        self.hz_ns += (end - start) * self.cap_hz
+
+
+class Core:
+    """One logical CPU (a hardware thread; the whole core when SMT is off)."""
+
+    __slots__ = ("busy_until", "freq_hz", "gap_end", "gap_start", "index", "owner", "package",
+                 "sibling", "util", "util_t", "win", "win_busy")
+
+    def __init__(self, index: int, freq_hz: float, package: Package) -> None:
+        self.index = index
+        self.package = package  #: the socket this core is on
+        self.sibling: Core | None = None  #: the other hardware thread of this core (SMT)
+        self.owner: Thread | None = None  #: the thread of the latest run here
+        self.busy_until = -(10**12)  #: idle "forever" at start: deepest state
+        #: the idle gap left before the latest run, when that run was booked ahead (a
+        #: thread's queued work): later hand-offs due inside it may still run there
+        self.gap_start = 0
+        self.gap_end = 0
+        self.freq_hz = freq_hz
+        self.win = -1
+        self.win_busy = 0
+        self.util = 0.0
+        self.util_t = 0
+
+
+class CoreSet:
+    """Cores shared by a set of threads, with their power management."""
+
+    __slots__ = ("cfg", "cores", "governor", "name", "per_clock", "residencies", "penalties",
+                 "max_hz", "min_hz", "threads", "hits", "fixed_clock", "deepest_res",
+                 "deepest_pen", "deepest_hits", "n_physical", "smt", "smt_stretch", "packages")
+
+    def __init__(self, name: str, cfg: CPUConfig, n_cores: int,
+                 sockets: list[Package] | None = None, first: int = 0) -> None:
+        """``n_cores`` physical cores, each with ``cfg.threads_per_core`` logical CPUs: the
+        host's physical cores ``first`` .. ``first + n_cores - 1``, on the host's ``sockets``
+        (one :class:`Package` each, shared with its other core sets; by default one socket
+        of their own)."""
+        self.name = name
+        self.cfg = cfg
+        if sockets is None:
+            sockets = [Package(cfg)]
+        per = cfg.model.cores
+        home = [sockets[min(len(sockets) - 1, (first + i) // per)] for i in range(n_cores)]
+        self.packages = list(dict.fromkeys(home))  #: every socket these cores are on, in order
+        self.governor = cfg.governor
+        self.max_hz = cfg.max_hz
+        self.min_hz = min(cfg.min_hz, cfg.max_hz)
+        self.per_clock = cfg.model.per_clock_speed
+        start_hz = self.max_hz if self.governor == "performance" else self.min_hz
+        self.n_physical = n_cores
+        self.smt = cfg.threads_per_core > 1
+        #: extra time per ns of solo work run side by side with the sibling (each thread
+        #: then runs at smt_yield / 2 of its solo speed: 1 / 0.625 - 1 = 0.6)
+        self.smt_stretch = 2.0 / cfg.smt_yield - 1.0
+        self.cores = [Core(i, start_hz, home[i % n_cores])
+                      for i in range(n_cores * cfg.threads_per_core)]
+        if self.smt:
+            for i in range(n_cores):
+                a, b = self.cores[i], self.cores[i + n_cores]
+                a.sibling, b.sibling = b, a
+        self.threads: list[Thread] = []  #: threads running on these cores (they register)
+        # shallowest-first lists for the idle-state choice
+        self.residencies = [s.target_residency_ns for s in cfg.cstates]
+        self.penalties = [s.wake_penalty_ns for s in cfg.cstates]
+        self.hits = [0] * len(cfg.cstates)  #: wake-ups per state, except the deepest
+        # Thread.run handles the common cases itself, with these (same values as the
+        # general code): the ``f * per_clock`` product of a fixed-clock governor, and
+        # the deepest allowed state, which every core idle at least its residency is in.
+        fixed = {"performance": self.max_hz, "powersave": self.min_hz}.get(self.governor)
+        if self.governor in HARDWARE_GOVERNORS and polls(cfg):
+            fixed = self.max_hz  # every idle moment is C0 to the hardware: the core looks busy
+        self.fixed_clock = None if fixed is None else fixed * self.per_clock
+        self.deepest_res = self.residencies[-1]
+        self.deepest_pen = self.penalties[-1]
+        self.deepest_hits = 0
+
+    @property
+    def package(self) -> Package:
+        """The socket of the set's first core."""
+        return self.packages[0]
+
+    # ------------------------------------------------------------- statistics
+    # Derived when asked rather than counted on every run (Thread.run is the hot path).
+    @property
+    def busy_ns(self) -> int:
+        """Busy time of all cores (every run is accounted to exactly one thread)."""
+        return sum(th.busy_ns for th in self.threads)
+
+    @property
+    def state_hits(self) -> list[int]:
+        """Wake-ups from each allowed idle state, shallowest first."""
+        return [*self.hits[:-1], self.hits[-1] + self.deepest_hits]
+
+    @property
+    def wakes(self) -> int:
+        return sum(self.state_hits)
+
+    @property
+    def wake_ns(self) -> int:
+        return sum(h * p for h, p in zip(self.state_hits, self.penalties))
+
+    # ------------------------------------------------------------- idle states
+    def wake_penalty(self, idle_ns: int) -> int:
+        """Penalty of waking a core that has been idle for ``idle_ns``."""
+        res = self.residencies
+        k = len(res) - 1
+        while k > 0 and res[k] > idle_ns:
+            k -= 1
+        self.hits[k] += 1
+        return self.penalties[k]
+
+    # ------------------------------------------------------------- frequency
+    def frequency(self, core: Core, t: int, thread: Thread) -> float:
+        g = self.governor
+        if g == "performance":
+            return self.max_hz
+        if g == "powersave":
+            return self.min_hz
+        if g == "schedutil":
+            if thread.iowait:
+                return self.max_hz
+            util = max(self._pelt(core, t), self._pelt(thread, t))
+            return min(self.max_hz, max(self.min_hz, 1.25 * self.max_hz * util))
+        if g in HARDWARE_GOVERNORS:  # intel_pstate's rule, on the C0 time of the last window
+            period = INTEL_PSTATE_PERIOD_NS if g == "intel_pstate" else HWP_WINDOW_NS
+            win = t // period
+            if win != core.win:
+                load = core.win_busy / period if win == core.win + 1 else 0.0
+                core.freq_hz = min(self.max_hz, max(self.min_hz, 1.25 * self.max_hz * load))
+                core.win = win
+                core.win_busy = 0
+            return core.freq_hz
+        # ondemand / conservative: decided at the start of each sampling period (a core
+        # that idled through whole periods is evaluated once, on waking, at load 0: the
+        # governor's update runs from the scheduler's hooks, which an idle CPU does not call)
+        win = t // ONDEMAND_PERIOD_NS
+        if win != core.win:
+            load = core.win_busy / ONDEMAND_PERIOD_NS if win == core.win + 1 else 0.0
+            if g == "conservative":  # one step at a time, and nothing between the thresholds
+                step = CONSERVATIVE_FREQ_STEP * self.max_hz
+                if load > CONSERVATIVE_UP_THRESHOLD:
+                    core.freq_hz = min(self.max_hz, core.freq_hz + step)
+                elif load < CONSERVATIVE_DOWN_THRESHOLD:
+                    core.freq_hz = max(self.min_hz, core.freq_hz - step)
+            elif load > ONDEMAND_UP_THRESHOLD:
+                core.freq_hz = self.max_hz
+            else:  # ondemand: in proportion to the load
+                core.freq_hz = self.min_hz + min(load, 1.0) * (self.max_hz - self.min_hz)
+            core.win = win
+            core.win_busy = 0
+        return core.freq_hz
+
+    @staticmethod
+    def _pelt(x: Core | Thread, t: int) -> float:
+        """The PELT utilisation of a core or of a thread at ``t`` (decayed since its last update)."""
+        dt = t - x.util_t
+        if dt > 0:
+            x.util *= math.exp2(-dt / PELT_HALF_LIFE_NS)
+            x.util_t = t
+        return x.util
+
+    @staticmethod
+    def _pelt_add(x: Core | Thread, t: int, busy_ns: int) -> None:
+        """Busy time adds utilisation as PELT does (geometric series, ~1/47 per ms)."""
+        CoreSet._pelt(x, t)
+        x.util = min(1.0, x.util + busy_ns / (PELT_HALF_LIFE_NS * 1.44))
+
+    def _account(self, core: Core, thread: Thread, start: int, dur: int) -> None:
+        """Busy time seen by a load-tracking governor."""
+        if self.governor in ("ondemand", "conservative", "intel_pstate", "hwp"):
+            core.win_busy += dur
+        elif self.governor == "schedutil":
+            # to the core and to the thread (whose utilisation follows it between cores)
+            self._pelt_add(core, start, dur)
+            self._pelt_add(thread, start, dur)
+
+    # ------------------------------------------------------------- placement
+    def pick(self, prev: int, ready: int) -> Core:
+        cores = self.cores
+        c = cores[prev]
+        if c.busy_until <= ready:
+            return c
+        n = len(cores)
+        if self.smt:  # a wholly idle core first (select_idle_core), scanning upward
+            for k in range(1, n):
+                c = cores[(prev + k) % n]
+                if c.busy_until <= ready:
+                    sib = c.sibling
+                    if sib is not None and sib.busy_until <= ready:
+                        return c
+        for k in range(1, n):
+            c = cores[(prev + k) % n]
+            if c.busy_until <= ready:
+                return c
+        # every core is booked at ``ready``: the one that can start this run first, in the
+        # idle gap a booking ahead left on it, or after its latest run
+        best = cores[prev]
+        first = best.busy_until
+        for c in cores:
+            at = c.gap_start if c.gap_start > ready else ready
+            if at >= c.gap_end:
+                at = c.busy_until
+            if at < first:
+                best, first = c, at
+        return best
+
+
+class Quota:
+    """CFS bandwidth control of one cgroup (see the module notes): at most ``quota_ns``
+    of CPU time per ``period_ns`` for all its threads together."""
+
+    __slots__ = ("charged_ns", "limit", "name", "period_ns", "quota_ns", "throttled_ns",
+                 "throttled_periods", "throttles", "used")
+
+    def __init__(self, name: str, limit_cpus: float, period_ns: int) -> None:
+        self.name = name
+        self.limit = limit_cpus  #: CPUs' worth of time per period
+        self.period_ns = period_ns
+        self.quota_ns = max(1, int(limit_cpus * period_ns + 0.5))
+        #: CPU time charged per period (by the period a run starts in); runs are booked
+        #: out of time order, so a few recent periods are kept
+        self.used: dict[int, int] = {}
+        self.charged_ns = 0
+        self.throttles = 0  #: runs that had to wait for a later period
+        self.throttled_ns = 0  #: their total wait
+        #: periods whose budget ran out (cpu.stat's nr_throttled counts these)
+        self.throttled_periods: set[int] = set()
+
+    def _spent(self, p: int) -> int:
+        """Runtime already used in period ``p``, with the previous period's overdraft."""
+        used = self.used
+        over = used.get(p - 1, 0) - self.quota_ns
+        return used.get(p, 0) + (over if over > 0 else 0)
+
+    def admit(self, ready: int) -> int:
+        """The earliest time from ``ready`` at which the group may run again."""
+        period = self.period_ns
+        p = ready // period
+        if self._spent(p) < self.quota_ns:
+            return ready
+        self.throttled_periods.add(p)
+        p += 1
+        while self._spent(p) >= self.quota_ns:
+            self.throttled_periods.add(p)
+            p += 1
+        self.throttles += 1
+        self.throttled_ns += p * period - ready
+        return p * period
+
+    def charge(self, start: int, dur: int) -> None:
+        p = start // self.period_ns
+        used = self.used
+        used[p] = used.get(p, 0) + dur
+        self.charged_ns += dur
+        if len(used) > 16:  # keep the recent periods only
+            for k in [k for k in used if k < p - 8]:
+                del used[k]
+
+
+class Thread:
+    """A thread that runs work items one at a time (FIFO), on cores of a CoreSet."""
+
+    __slots__ = ("busy_ns", "cores", "free_at", "iowait", "kc", "last_core", "name", "quota",
+                 "runs", "util", "util_t", "wakeup_kc")
+
+    def __init__(self, name: str, cores: CoreSet, home: int, wakeup_kc: float,
+                 iowait: bool = False) -> None:
+        self.name = name
+        self.cores = cores
+        cores.threads.append(self)
+        self.free_at = 0
+        self.last_core: Core = cores.cores[home % len(cores.cores)]
+        self.wakeup_kc = wakeup_kc
+        self.iowait = iowait  #: wakes from I/O completions (schedutil iowait boost)
+        self.runs = 0
+        self.busy_ns = 0
+        self.kc = 0.0  #: kilocycles run (reference core): with busy_ns, the clock it ran at
+        self.util = 0.0  #: PELT utilisation of this thread (schedutil)
+        self.util_t = 0
+        self.quota: Quota | None = None  #: the CPU quota of its cgroup (None: unlimited)
+
+    def run(self, t: int, kcycles: float, acc: list[int] | None, handoff: bool = True) -> int:
+        """Run ``kcycles`` of work handed to this thread at ``t``; return the end time.
+
+        ``acc`` (``[network, cpu, wake, disk, queue]`` ns) gets the time split.
+        ``handoff=False`` means the thread simply goes on with more work (no wake-up).
+
+        This is the simulator's hottest function (~50 calls per replicated write), so
+        it handles the common cases of ``CoreSet.pick`` (previous core idle),
+        ``wake_penalty`` (deepest state) and ``frequency`` (fixed clock) itself.
+        """
+        cs = self.cores
+        free = self.free_at
+        if free > t:  # busy: the item waits in the thread's queue
+            ready = free
+            woken = False
+        else:  # idle: a hand-off wakes it; otherwise it simply goes on
+            ready = t
+            woken = handoff
+        quota = self.quota
+        if quota is not None:  # a throttled cgroup runs nothing until its next period
+            ready = quota.admit(ready)
+        core = self.last_core
+        busy = core.busy_until
+        in_gap = False
+        if busy > ready:  # the previous core is busy: look for another
+            core = cs.pick(core.index, ready)
+            busy = core.busy_until
+            if busy > ready:  # none idle: perhaps a gap a booking ahead left idle
+                at = core.gap_start if core.gap_start > ready else ready
+                if at < core.gap_end:
+                    in_gap = True
+                    busy = core.gap_start  # idle since then (for the C-state choice)
+        booked = busy  # when the core's booking before this run ends (or its gap begins)
+        start = busy if busy > ready else ready
+        sib = core.sibling
+        penalty = 0
+        if woken:
+            kcycles += self.wakeup_kc
+            if busy < ready:  # the CPU was idle: the core wakes from a C-state
+                if sib is not None and sib.busy_until > busy:
+                    busy = sib.busy_until  # the core slept only once both threads were idle
+                if busy < ready:  # else its other thread is running: the core is awake
+                    idle = ready - busy
+                    if idle >= cs.deepest_res:
+                        cs.deepest_hits += 1
+                        penalty = cs.deepest_pen
+                    else:
+                        penalty = cs.wake_penalty(idle)
+        fixed = cs.fixed_clock
+        governed = fixed is None  # the governor picks the clock and sees the busy time
+        if fixed is None:
+            clock = cs.frequency(core, start, self) * cs.per_clock
+        else:
+            clock = fixed
+        pkg = core.package
+        drop = pkg.drop
+        if drop:  # the package's boost ceiling, set by how many cores are busy
+            w = start // PACKAGE_WINDOW_NS
+            if w > pkg.win:
+                pkg.roll(w)
+            if clock > pkg.cap_clock:
+                clock = pkg.cap_clock
+        work = int(kcycles * 1e3 / clock * 1e9 + 0.5)
+        sib_end = 0
+        if sib is not None:
+            sib_end = sib.busy_until
+            rest = sib_end - (start + penalty)
+            if rest > 0:  # both hardware threads run: each at smt_yield / 2 while they overlap
+                both = work if work < rest else rest  # solo-speed work each does side by side
+                stretch = int(both * cs.smt_stretch + 0.5)
+                work += stretch
+                # The sibling's run is already scheduled; it is stretched as much, and its
+                # thread and CPU pay that before their next run.
+                sib.busy_until += stretch
+                other = sib.owner
+                if other is not None and other.last_core is sib:
+                    other.free_at += stretch
+                    other.busy_ns += stretch
+        dur = penalty + work
+        end = start + dur
+        if drop:  # busy physical-core time: what the sibling's run did not already cover
+            if sib_end > start:
+                sib_now = sib.busy_until  # type: ignore[union-attr]
+                pkg.add(sib_end, end if end > sib_now else sib_now)
+            else:
+                pkg.add(start, end)
+        if in_gap:  # the booking after the gap stays; the rest of the gap stays usable
+            core.gap_start = end
+            over = end - core.gap_end
+            if over > 0:  # ran into the booking after the gap: that work moves back
+                latest = core.busy_until
+                core.busy_until = latest + over
+                owner = core.owner
+                if owner is not None and owner.free_at == latest:
+                    owner.free_at = latest + over
+        else:
+            if start > booked:  # booked ahead of an idle core: remember the gap
+                core.gap_start = booked
+                core.gap_end = start
+            core.busy_until = end
+            core.owner = self
+        if governed:
+            cs._account(core, self, start, dur)
+        if quota is not None:
+            quota.charge(start, dur)
+        self.last_core = core
+        self.free_at = end
+        self.runs += 1
+        self.busy_ns += dur
+        self.kc += kcycles
+        if acc is not None:
+            acc[1] += work
+            acc[2] += penalty
+            acc[4] += start - t
+            if type(acc) is not list:  # a traced op (cephsim.metrics.trace)
+                acc.spans.append((self.name, "cpu", t, start, end, penalty))  # type: ignore[attr-defined]
+        return end
+
+    def block(self, t: int, duration: int) -> None:
+        """The thread is held up (e.g. a background stall) from ``t`` for ``duration``."""
+        self.free_at = max(self.free_at, t) + duration

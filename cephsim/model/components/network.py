@@ -1,0 +1,339 @@
+"""Network hops: NICs, serialisation, switches and routers, netem.
+
+A message of ``n`` payload bytes from host A to host B:
+
+1. netem on A's egress (and on the A->B link, if set): added delay with
+   uniform (netem default) or normal jitter, and loss: each segment is dropped
+   with probability p.  What a loss costs is how Linux TCP (SACK, RACK-TLP:
+   ``tcp_recovery.c``, ``tcp_schedule_loss_probe`` in ``tcp_output.c``) finds it
+   out (step 6).
+2. A's NIC transmit latency, then serialisation of the frames on A's link
+   (a FIFO per NIC port, so concurrent messages queue).  Frames carry
+   ``MTU - 52`` bytes of TCP payload and 90 bytes of headers, preamble and
+   inter-frame gap on the wire.
+3. Each switch hop: forwarding latency (cut-through forwards a frame after its
+   header; store-and-forward waits for the whole frame, and so does cut-through
+   from a slower port into a faster one), then the egress port
+   towards the next hop, another FIFO at the port speed.  Frames pipeline, so a
+   store-and-forward hop holds a message back by one frame, not by the message.  A software router
+   forwards on a CPU core: it pays its own C-state wake-ups and runs at its
+   governor's clock, which is what tuned profiles change.
+4. B's NIC receive latency (including interrupt moderation).
+5. TCP's window, where it binds: a message of more segments than the congestion
+   window goes out one window per round trip (slow start doubles the window each
+   round, up to the receive window), so it arrives later by every round trip the
+   sender spent waiting for ACKs instead of sending.  The window restarts at the
+   initial 10 segments after the connection was idle for an RTO (RFC 2861, Linux's
+   default ``tcp_slow_start_after_idle=1``).  On a LAN a window round trip is shorter
+   than the window's time on the wire, so nothing changes; with netem or WAN delay a
+   4 MiB message pays several round trips, and a fully open window still caps a
+   connection at one receive window (default 3 MiB) per round trip.  No congestion
+   avoidance or loss-driven window cuts (a loss costs its recovery, step 6).  One flow per host pair and
+   direction, as for bonding (Ceph opens one per daemon pair, so real flows are
+   idle more often: this is the optimistic side).
+6. Loss recovery, by where the message lost a segment (``rtt``: both ways' fixed
+   latencies and netem, as in step 5):
+
+   - a segment before the last one (a hole): the segments after it arrive, the
+     receiver SACKs them at once, and RACK marks the hole lost a quarter of the
+     minimum RTT after its RTT has passed (``tcp_rack_reo_wnd``); its resend is in
+     1.25 x rtt after the hole would have been, which delays the message only where
+     that falls after its last segment (a hole early in a 4 MiB message costs nothing);
+   - the last segment (a tail loss): nothing follows to be SACKed, so the sender's
+     tail-loss probe resends it after 2 x srtt + ``TCP_TIMEOUT_MIN`` (two jiffies:
+     8 ms at the CONFIG_HZ=250 of Debian, Ubuntu and Proxmox kernels; RHEL's 1000
+     gives 2 ms), plus one more rtt to repair a hole the probe's SACK reveals;
+   - a one-segment message (a reply, a small message): the probe waits
+     ``TCP_RTO_MIN`` more when it is the only packet out ("to account for delayed
+     ack"), so it is the retransmission timeout that fires: 200 ms.
+
+   A resend is lost again with probability p, and then only the retransmission
+   timeout finds it: 200 ms, doubling each time (RFC 6298's backoff, up to
+   ``TCP_RTO_MAX`` = 120 s; Linux gives up after ``tcp_retries2`` = 15 resends,
+   where this model delivers).  Segments of other messages in flight on the same
+   connection (which could SACK a tail loss sooner) are not looked at.
+
+Bonded links (LACP, ``bond: N``): a flow (one TCP connection, i.e. one
+host pair and direction here) is hashed onto one member link, on the host's
+transmit side *and* on the switch port towards the receiving host (802.3ad
+layer3+4 hashing); a single flow never goes faster than one member, but
+several flows spread over the members.
+
+Full mesh (``topology.kind: mesh``, no switch): step 3 is gone; the sender's port is
+the cable to the peer.  Routed (``mesh_mode: routed``): one port per peer, at the
+slower end's rate, so a host sends to its peers in parallel and nothing queues at a
+receiver's port.  Broadcast bond: every frame leaves on every port, modelled as one
+port per host that all its messages share (one NIC speed on every host, checked).
+
+Messages between two daemons on the same host go over loopback: no NIC, no
+wire, no switch (``Path(loopback=True)``); only the TCP stack CPU remains,
+charged to the threads as always.
+
+Shared links serialise: every message (client payloads, and the replication
+traffic that doubles or triples the bytes a write puts on the wire) queues
+FIFO on each transmit port it crosses.
+
+The kernel TCP stack's CPU cost is not here: it is charged to the sending and
+receiving threads (``kernel.tcp_tx`` / ``kernel.tcp_rx``), so it competes for
+cores like the rest of the software.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Generator
+
+from cephsim.model.components.cpu import Thread
+from cephsim.model.engine.draw import Sampler
+from cephsim.model.engine.kernel import Kernel
+
+TCP_HEADERS = 52  #: IP (20) + TCP (20) + timestamps option (12)
+WIRE_OVERHEAD = 90  #: per frame: TCP/IP 52 + Ethernet 18 + preamble/IFG 20
+TCP_RTO_MIN_NS = 200_000_000
+TCP_RTO_MAX_NS = 120_000_000_000
+TCP_RETRIES2 = 15  #: Linux's net.ipv4.tcp_retries2 default
+#: TCP_TIMEOUT_MIN (2 jiffies) at CONFIG_HZ=250, the tail-loss probe's floor above 2 x srtt
+TCP_TIMEOUT_MIN_NS = 8_000_000
+
+class TcpWindow:
+    """The hosts' TCP window settings as one flow uses them (from scenario ``network.tcp``)."""
+
+    __slots__ = ("initial", "max_bytes", "restart_after_idle")
+
+    def __init__(self, initial: int, max_bytes: int, restart_after_idle: bool) -> None:
+        self.initial = initial  #: segments
+        self.max_bytes = max_bytes  #: largest window advertised: rmem_max x window_fraction
+        self.restart_after_idle = restart_after_idle
+
+    @classmethod
+    def of(cls, settings: Any) -> TcpWindow:
+        """From a :class:`cephsim.scenario.schema.TcpSettings`."""
+        return cls(settings.initial_window, int(settings.rmem_max * settings.window_fraction),
+                   settings.slow_start_after_idle)
+
+
+class Port:
+    """A transmit port: frames leave one after another at the line rate."""
+
+    __slots__ = ("bps", "busy_ns", "free_at", "name")
+
+    def __init__(self, name: str, bps: float) -> None:
+        self.name = name
+        self.bps = bps
+        self.free_at = 0
+        self.busy_ns = 0
+
+    def send(self, t: int, wire_bytes: int) -> tuple[int, int]:
+        """Start sending at ``t`` (or when free); return (start, end)."""
+        start = self.free_at if self.free_at > t else t
+        dur = int(wire_bytes * 8e9 / self.bps + 0.5)
+        self.free_at = start + dur
+        self.busy_ns += dur
+        return start, start + dur
+
+
+class Impairment:
+    """netem on one direction: delay, jitter, loss."""
+
+    __slots__ = ("delay", "jitter", "loss", "uniform")
+
+    def __init__(self, delay: Sampler | None, loss: float,
+                 uniform: Callable[[], float] | None) -> None:
+        self.delay = delay
+        self.loss = loss
+        self.uniform = uniform  #: U[0,1) draws for loss
+
+
+class Hop:
+    """One forwarding element on a path."""
+
+    __slots__ = ("cut_through", "egress", "latency", "router")
+
+    def __init__(self, latency: Sampler, egress: Port, cut_through: bool,
+                 router: Thread | None = None) -> None:
+        self.latency = latency
+        self.egress = egress
+        self.cut_through = cut_through
+        self.router = router
+
+
+class Path:
+    """Everything between two hosts' sockets, in one direction."""
+
+    __slots__ = ("_shapes", "cwnd", "fast_recoveries", "forwarding_kc", "hops", "impairments",
+                 "last_send", "loopback", "lossy", "mss", "rev_delay_ns", "rx_latency", "rtos",
+                 "tcp", "tx_latency", "uplink", "name", "window_stall_ns")
+
+    def __init__(self, uplink: Port, hops: list[Hop], tx_latency: Sampler,
+                 rx_latency: Sampler, impairments: list[Impairment], mtu: int,
+                 forwarding_kc: float, tcp: TcpWindow, name: str = "", loopback: bool = False,
+                 rev_delay_ns: int = 0) -> None:
+        self.name = name
+        self.loopback = loopback  #: same host: no NIC, wire or switch
+        self.uplink = uplink
+        self.hops = hops
+        self.tx_latency = tx_latency
+        self.rx_latency = rx_latency
+        self.impairments = impairments
+        #: (loss, U[0,1) draws) of the impairments that drop segments (each its own stream)
+        self.lossy: list[tuple[float, Callable[[], float]]] = [
+            (imp.loss, imp.uniform) for imp in impairments
+            if imp.loss > 0.0 and imp.uniform is not None]
+        self.mss = mtu - TCP_HEADERS
+        self.forwarding_kc = forwarding_kc
+        self._shapes: dict[int, tuple[int, int, int, int]] = {}
+        self.tcp = tcp
+        self.cwnd = tcp.initial  #: congestion window, segments
+        self.last_send = -(10**18)  #: when this flow last put data on the wire
+        self.rev_delay_ns = rev_delay_ns  #: mean netem delay of the opposite direction (the ACKs' way)
+        self.window_stall_ns = 0  #: total time messages waited for the window (a metric)
+        self.rtos = 0  #: retransmission timeouts this path's messages waited for (a metric)
+        self.fast_recoveries = 0  #: losses repaired without a timeout: RACK or tail-loss probe
+
+    def _shape(self, nbytes: int) -> tuple[int, int, int, int]:
+        """Frames, wire bytes, and the first and the last frame's wire bytes, of a message."""
+        shape = self._shapes.get(nbytes)
+        if shape is None:  # a handful of message sizes recur: compute each once
+            frames = max(1, math.ceil(nbytes / self.mss))
+            first = min(nbytes, self.mss) + WIRE_OVERHEAD
+            last = nbytes - (frames - 1) * self.mss + WIRE_OVERHEAD
+            shape = (frames, nbytes + frames * WIRE_OVERHEAD, first, last)
+            self._shapes[nbytes] = shape
+        return shape
+
+    def transfer(self, k: Kernel, t: int, nbytes: int,
+                 acc: list[int] | None) -> Generator[Any, None, int]:
+        """Kernel sub-process: deliver ``nbytes`` sent at ``t``; returns arrival time at B."""
+        t0 = t
+        if self.loopback:
+            return t
+        frames, wire, first_b, last_b = self._shape(nbytes)
+        netem = 0  # this message's added delay (one way)
+        for imp in self.impairments:
+            if imp.delay is not None:
+                d = imp.delay.draw()
+                if d > 0:
+                    netem += d
+        t += netem
+        lat = self.tx_latency.draw()  # fixed latencies of the way, without wire and queues
+        t += lat
+        if k.must_yield(t):
+            yield t
+        start, end = self.uplink.send(t, wire)
+        queued = start - t
+        in_bps = self.uplink.bps  # the rate of the link the hop receives from
+        for hop in self.hops:
+            # Frames pipeline through every hop: a cut-through switch forwards a frame as
+            # soon as its header is in (its latency is first bit in to first bit out), a
+            # store-and-forward switch or a router once the whole frame is in.  So a hop
+            # holds a message back by at most one frame, never by the whole message.
+            # Cut-through needs an egress no faster than the ingress: a faster port would
+            # run out of bits mid-frame, so switches store and forward from a slower port
+            # to a faster one (a 10G host into a 100G uplink).
+            out_bps = hop.egress.bps
+            cut = hop.cut_through and out_bps <= in_bps
+            head = start if cut else start + int(first_b * 8e9 / in_bps)
+            hl = hop.latency.draw()
+            lat += hl
+            ready = head + hl
+            if hop.router is not None:
+                if k.must_yield(ready):
+                    yield ready
+                ready = hop.router.run(ready, self.forwarding_kc * frames, None)
+            if k.must_yield(ready):
+                yield ready
+            s2, e2 = hop.egress.send(ready, wire)
+            queued += s2 - ready
+            # nor can the last frame leave before it has arrived, plus the hop's latency
+            # (store-and-forward: in full, so its own time on this port still follows)
+            last_out = end + hl if cut else end + hl + int(last_b * 8e9 / out_bps)
+            start, end = s2, max(e2, last_out)
+            in_bps = out_bps
+        rx = self.rx_latency.draw()
+        t = end + rx
+        # round trip: both ways' fixed latencies, this way's netem, the ACKs' netem
+        rtt = 2 * (lat + rx) + netem + self.rev_delay_ns
+        if frames > self.tcp.initial:  # only a message bigger than a window can wait for one
+            stall = self._window_stall(t0, frames, rtt)
+            t += stall
+            end += stall  # ACK-clocked: its last segment left that much later
+        if self.lossy:
+            t += self._loss_wait(frames, rtt)
+        self.last_send = end
+        if acc is not None:
+            acc[0] += t - t0 - queued
+            acc[4] += queued
+            if type(acc) is not list:  # a traced op: one span per message
+                acc.spans.append((self.name, "net", t0, t0, t, queued))  # type: ignore[attr-defined]
+        return t
+
+    def _loss_wait(self, frames: int, rtt: int) -> int:
+        """How much later a message of ``frames`` segments is complete because netem dropped
+        some of them (step 6 of the module docstring); 0 if none was dropped."""
+        last_lost = self._segment_lost()
+        gap = frames - 1  # segments between the latest hole and the last one (frames - 1: no hole)
+        if frames > 1:
+            for loss, uniform in self.lossy:
+                # the segments before the last one, counted backwards from it, survive
+                # until the first one that is dropped: a geometric count (one draw)
+                u = uniform()
+                k = 0 if loss >= 1.0 else int(math.log1p(-u) / math.log1p(-loss))
+                if k < gap:
+                    gap = k
+        hole = gap < frames - 1
+        if not (last_lost or hole):
+            return 0
+        rto = TCP_RTO_MIN_NS  # the timeout a lost resend waits for
+        if frames == 1:
+            wait = TCP_RTO_MIN_NS  # the probe would wait as long: the RTO fires
+            self.rtos += 1
+            rto = 2 * TCP_RTO_MIN_NS  # and backs off
+        elif last_lost:
+            wait = 2 * rtt + TCP_TIMEOUT_MIN_NS + (rtt if hole else 0)
+            self.fast_recoveries += 1
+        else:
+            # the hole's resend lands 1.25 rtt after it would have; the segments after it
+            # take (gap + 1) segment times to arrive, which the resend can hide behind
+            seg_ns = (self.mss + WIRE_OVERHEAD) * 8e9 / self.uplink.bps
+            wait = max(0, int(rtt * 1.25 - (gap + 1) * seg_ns))
+            self.fast_recoveries += 1
+        resends = 1
+        while resends < TCP_RETRIES2 and self._segment_lost():
+            wait += rto  # only the retransmission timeout finds a lost resend
+            self.rtos += 1
+            rto = min(2 * rto, TCP_RTO_MAX_NS)
+            resends += 1
+        return wait
+
+    def _segment_lost(self) -> bool:
+        """Whether one segment is dropped on this path (one draw on each lossy impairment's
+        stream, so every stream's sequence is the same whatever the others draw)."""
+        lost = False
+        for loss, uniform in self.lossy:
+            if uniform() < loss:
+                lost = True
+        return lost
+
+    def _window_stall(self, t0: int, frames: int, rtt: int) -> int:
+        """Time a message of ``frames`` segments, sent at ``t0``, waits for ACKs.
+
+        ``rtt``: the round trip outside the wire and the queues.  Each full window takes
+        max(rtt, the window's time on the wire) to come back as ACKs; the part beyond its
+        wire time is the stall.
+        """
+        tcp = self.tcp
+        if tcp.restart_after_idle and t0 - self.last_send > rtt + TCP_RTO_MIN_NS:
+            self.cwnd = tcp.initial  # idle longer than an RTO (srtt + 200 ms): slow start again
+        wmax = max(tcp.initial, tcp.max_bytes // self.mss)
+        seg_ns = (self.mss + WIRE_OVERHEAD) * 8e9 / self.uplink.bps
+        w, left, waited = self.cwnd, frames, 0.0
+        while left > w:
+            left -= w
+            wire = w * seg_ns
+            if wire < rtt:
+                waited += rtt - wire
+            w = min(2 * w, wmax)
+        self.cwnd = w
+        stall = int(waited)
+        self.window_stall_ns += stall
+        return stall

@@ -1,0 +1,902 @@
+"""The replicated write (and read) protocol, as readable kernel processes.
+
+This module tells the story of one client I/O, thread by thread, following
+Ceph's code: librbd and the Objecter (``src/osdc/Objecter.cc``), the messenger
+(``src/msg/async/ProtocolV2.cc``), the OSD's fast dispatch and sharded op queue
+(``OSD::ms_fast_dispatch``, ``OSD::ShardedOpWQ`` in ``src/osd/OSD.cc``), the PG
+(``src/osd/PrimaryLogPG.cc``, ``src/osd/ReplicatedBackend.cc``) and BlueStore's
+transaction state machine and kv threads (``BlueStore::_txc_state_proc``,
+``_kv_sync_thread``, ``_kv_finalize_thread`` in ``src/os/bluestore/BlueStore.cc``).
+Each ``yield t`` hands control back to the kernel until time ``t``; each
+``thread.run(...)`` is a hand-off to a (possibly sleeping) thread, which may
+pay a C-state wake-up; each ``disk.*`` and ``path.transfer`` is a device I/O
+or a network message.
+
+Every step adds its time to the op's accumulator ``acc = [network, cpu, wake,
+disk, queue]`` (ns).  Where the path forks (replicas in parallel with the
+local commit) each branch gets a copy; the join continues with the copy of the
+branch that arrived last, so the accumulator always sums *exactly* to the
+op's latency along its critical path.
+
+Concurrency (what serialises or batches work when many ops are in flight):
+
+- PG lock: ops of one PG serialise on it (``OSD.pg_lock``): an op dequeued by a
+  shard thread starts when the PG's previous holder released it.  Sequential
+  4 KiB writes of one job fall in the same 4 MiB object, i.e. the same PG, and
+  therefore serialise there (real behaviour of fio ``rw=write`` on librbd).
+- Op shards x threads per shard, messenger workers per connection: threads are
+  FIFO servers on a host's (or the OSDs' cpuset's) cores (``components/cpu``).
+- kv_sync group commit: everything queued during the previous cycle commits
+  in one batch (one data flush, one WAL write, one WAL flush; from Pacific to
+  Squid also one BlueFS log write and flush, because RocksDB >= 6.8 no longer
+  recycles WAL files and every append grows the file: ``resolve.WAL_RECYCLED``;
+  Tentacle's WAL envelope mode drops it again: ``resolve.WAL_ENVELOPE``).  The batch's
+  flushes and WAL write are shared, but each txc is still applied to RocksDB
+  on its own (``_txc_apply_kv``, stage ``osd.kv_apply``) by the one kv_sync
+  thread: its cost grows with the batch and caps an OSD's commit rate.
+- A separate DB device (``osds.db_disk``, block.db; ``OSD.db``, shared by several
+  OSDs): the WAL append and fsync, BlueFS's log and the RocksDB background bytes
+  go there; data writes, deferred writes' final place and reads stay on the data
+  disk.  The data disk is flushed when the cycle wrote data to it, or (separate
+  DB device only) when deferred writes have completed since the last cycle.
+- BlueStore throttles (``bluestore_throttle_bytes`` 64 MiB, deferred
+  ``+128 MiB``; each txc costs its bytes plus ``bluestore_throttle_cost_per_io``
+  4000 SSD / 670000 HDD; ``src/common/options/global.yaml.in``, BlueStoreThrottle
+  in ``src/os/bluestore/BlueStore.h``): a txc that does not fit waits
+  in queue_transactions until kv_sync releases the kv throttle (after applying a
+  batch, before its sync) or deferred writes complete.  64 MiB / 8 KiB per SSD
+  txc is ~8000 txcs: never binding at qd 1; on HDD ~100 (kv) / ~300 (deferred)
+  txcs per OSD.  Simplification: the waiting txc does not hold its shard thread.
+- Deferred writes (HDD; Nautilus <14.2.8 SSD) are applied later in batches of
+  ``bluestore_deferred_batch_ops`` (64 HDD / 16 SSD) or when the deferred
+  throttle is past its midpoint (``BlueStore::_deferred_queue`` /
+  ``deferred_try_submit``); they release the deferred throttle
+  when their device writes complete.
+- RocksDB background writes: each committed txc also puts ``KV_TXC_BYTES`` of
+  metadata into RocksDB, rewritten ``ROCKSDB_WRITE_AMP`` times by memtable
+  flushes and compaction.  Off every op's path; on a drive with a volatile cache
+  (no PLP) they are dirty data the next flush must program
+  (:meth:`~cephsim.model.components.disk.Disk.background`); PLP drives are unaffected.
+
+Op-tracker event times (``initiated``, ``queued_for_pg``, ``reached_pg``,
+``started``, ``waiting for subops``, ``op_commit``, ``sub_op_commit_rec``,
+``commit_sent``, ``done``) are recorded at the primary, named as in Ceph's
+``dump_historic_ops``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Generator
+
+from cephsim.model.components.cluster import OSD, ClientJob, Cluster
+from cephsim.model.components.cpu import Thread
+from cephsim.model.components.disk import Disk
+from cephsim.model.engine.draw import Coin, Jitter
+from cephsim.model.engine.kernel import Join, Kernel
+from cephsim.metrics.trace import TracedAcc, fork
+
+# header bytes of the messages (MOSDOp, MOSDRepOp carrying the transaction and
+# log entry, replies), from the msgr2 frame layout plus typical encodings
+OSDOP_HDR = 300
+REPOP_HDR = 600
+REPLY_BYTES = 250
+#: an EC sub-read request (MOSDECSubOpRead: the shard's extents to read); a sub-write
+#: (MOSDECSubOpWrite: the shard's transaction and log entry) is REPOP_HDR plus its chunk
+EC_READ_HDR = 300
+
+# BlueStore throttles: option defaults in src/common/options/global.yaml.in (all releases)
+THROTTLE_BYTES = 64 * 1024**2            #: bluestore_throttle_bytes
+THROTTLE_DEFERRED_BYTES = 128 * 1024**2  #: bluestore_throttle_deferred_bytes
+COST_PER_IO = {"ssd": 4000, "hdd": 670000}  #: bluestore_throttle_cost_per_io_{ssd,hdd}
+#: RocksDB bytes per txc (pg log entry + dup, object_info, onode / extent-map shard,
+#: allocator keys): ~1.5 KiB.  Estimate (not measured; order of magnitude from the
+#: encodings).  Rewritten by memtable flush + leveled compaction: write amplification
+#: ~10 (RocksDB wiki, Leveled Compaction / Tuning Guide: typically 10-30).  Estimate.
+KV_TXC_BYTES = 1536
+ROCKSDB_WRITE_AMP = 10
+
+# op-tracker events recorded per op (indices into Op.ev)
+EVENTS = ("initiated", "queued_for_pg", "reached_pg", "started", "waiting_for_subops",
+          "op_commit", "sub_op_commit_rec", "commit_sent", "done")
+(E_INIT, E_QUEUED, E_REACHED, E_STARTED, E_WAITSUB, E_OPCOMMIT, E_SUBREC, E_SENT,
+ E_DONE) = range(len(EVENTS))
+
+
+def _fork(acc: list[int]) -> list[int]:
+    """:func:`cephsim.metrics.trace.fork`, with the untraced case inline (compiled)."""
+    if type(acc) is list:
+        return acc.copy()
+    return fork(acc)
+
+
+def deferred_runs(extents: list[tuple[int, int, int]], per_object: int) -> list[int]:
+    """Bytes of each device write a BlueStore deferred batch makes.
+
+    ``extents``: the batch's writes as (image, block, bytes), blocks counted in writes of
+    ``bytes`` from the image's start, ``per_object`` of them to an object.  The batch keeps
+    them in a map by device offset, so a block written twice is written once (the later
+    write replaced the earlier) and blocks that follow each other are one I/O
+    (``BlueStore::_deferred_submit_unlock``).  Objects are assumed laid out contiguously
+    on the device, and different objects (or images) apart.
+    """
+    runs: list[int] = []
+    prev: tuple[int, int] | None = None  # (image, block) the last run ended at
+    for image, block, nbytes in sorted(set(extents)):
+        if (prev is not None and (image, block) == (prev[0], prev[1] + 1)
+                and block // per_object == prev[1] // per_object):
+            runs[-1] += nbytes
+        else:
+            runs.append(nbytes)
+        prev = (image, block)
+    return runs
+
+
+def ec_plan(ec: Any, per: int, block: int, nbytes: int,
+            is_write: bool) -> tuple[list[tuple[int, int]], list[tuple[int, int]], int]:
+    """What an EC pool's primary does for an op of ``nbytes`` at ``block`` (in blocks of
+    ``nbytes``, ``per`` to an object): the shard reads [(shard, bytes)] first
+    (a write's read-modify-write, or a read's own), the sub-writes [(shard, bytes)],
+    and the data bytes it encodes.  Shards 0..k-1 hold data chunks of ``stripe_unit``
+    bytes in turn, k..k+m-1 the coding chunks of each stripe.
+
+    Classic EC (to Squid; ECTransaction::get_write_plan, ECBackend): a write that does
+    not cover whole stripes reads the stripes it touches from all k data shards and
+    re-encodes them; every shard gets a sub-write (the PG log entry), with data where
+    its chunks changed (the coding shards always).  A read reads the stripes it touches
+    from all k data shards.  Optimized EC (Tentacle, pool.ec_optimizations): a read
+    reads only the shards holding its data; a partial write reads the cheaper of the
+    untouched data chunks or the old touched chunks and the coding chunks, and writes
+    only the shards that change."""
+    su, kk, m = ec.stripe_unit, ec.k, ec.m
+    width = su * kk
+    off = (block % per) * nbytes  # within the object
+    end = off + nbytes
+    touched: dict[int, int] = {}  # data shard -> bytes of this op on it
+    c = off // su
+    while c * su < end:
+        lo, hi = max(off, c * su), min(end, (c + 1) * su)
+        touched[c % kk] = touched.get(c % kk, 0) + hi - lo
+        c += 1
+    s0, s1 = off // width, (end - 1) // width  # stripes touched
+    stripes = s1 - s0 + 1
+    head, tail = off % width != 0, end % width != 0  # the first / last stripe partly written
+    partial = int(head or tail) if s0 == s1 else int(head) + int(tail)
+    if not is_write:
+        if ec.optimized:
+            return sorted(touched.items()), [], 0
+        return [(i, su * stripes) for i in range(kk)], [], 0
+    reads: list[tuple[int, int]] = []
+    if partial:
+        if not ec.optimized:
+            reads = [(i, su * partial) for i in range(kk)]
+        else:
+            others = [i for i in range(kk) if i not in touched]
+            delta = list(touched) + list(range(kk, kk + m))
+            pick = others if len(others) <= len(delta) else delta
+            reads = [(i, su * partial) for i in sorted(pick)]
+    writes = [(i, touched.get(i, 0)) for i in range(kk)] + [(kk + j, su * stripes) for j in range(m)]
+    if ec.optimized:
+        writes = [(i, b) for i, b in writes if b]
+    return reads, writes, su * kk * stripes
+
+
+class Op:
+    """One client I/O in flight."""
+
+    __slots__ = ("acc", "block", "ev", "is_write", "job", "nbytes", "pg", "seq", "submit",
+                 "slat_end")
+
+    def __init__(self, job: ClientJob, is_write: bool, nbytes: int, pg: int, t: int,
+                 seq: int = 0, block: int = 0) -> None:
+        self.seq = seq  #: issue order over the whole run (0, 1, 2, ...)
+        self.block = block  #: where in the job's image, in blocks of nbytes
+        self.job = job
+        self.is_write = is_write
+        self.nbytes = nbytes
+        self.pg = pg
+        self.submit = t
+        self.slat_end = t
+        self.acc = [0, 0, 0, 0, 0]
+        self.ev = [0] * len(EVENTS)
+
+
+def object_key(op: Op, per: int) -> int:
+    """The object an op falls in, as one number: (its job's image, object number), with
+    ``per`` blocks of the op's size to an object."""
+    return (op.job.index << 32) + op.block // per
+
+
+class Protocol:
+    """Ceph's I/O path over a built :class:`Cluster`."""
+
+    def __init__(self, cluster: Cluster, kernel: Kernel, jitter: Jitter) -> None:
+        self.c = cluster
+        self.k = kernel
+        r = cluster.r
+        costs = r.ceph.costs
+        log = 1.0 + (costs.logging_overhead if r.ceph.debug_logging == "default" else 0.0)
+        self.cost = {s: costs.cost(s) * (log if s.startswith("osd.") else 1.0)
+                     for s in costs.kcycles}
+        # debug lines formatted in the thread that logs them, at the scenario's levels
+        for s, n in r.ceph.debug_lines.items():
+            self.cost[s] += n * self.cost["log.line"]
+        self.jitter = jitter  #: multiplicative CPU-work factors (``jitter.draw()``)
+        self.per_kib = self.cost["kernel.per_kib"]
+        #: per message on each end, by connection kind: (kcycles, kcycles per KiB) of the
+        #: messenger's crypto (msgr2 secure mode, or a v1 cephx signature)
+        wire = {"none": (0.0, 0.0), "signed": (self.cost["crypto.sign_msg"], 0.0),
+                "secure": (self.cost["crypto.secure_frame"], self.cost["crypto.secure_per_kib"])}
+        self.wire = {"client": wire[r.ceph.client_wire], "cluster": wire[r.ceph.cluster_wire]}
+        #: a librbd dispatch thread's work per op, by is_write (a write also runs the
+        #: layers a read skips); summed once here, not per op
+        self.librbd_kc = {w: sum(self.cost[s] for s in ("client.librbd", "client.objecter")
+                                 + (("client.librbd_write",) if w else ()))
+                          for w in (False, True)}
+        self.engine = r.scenario.workload.engine
+        #: fio's synchronous engine (psync): its clat clock (issue_time) starts before the
+        #: syscall, so the submission is part of clat and no slat is recorded
+        self.sync_io = r.scenario.workload.sync_io
+        self.size = r.scenario.pool.size
+        self.ec = r.ceph.ec
+        if self.ec is not None:  # the plugin's encoding work: per stripe and per KiB x parity
+            per_kib = self.cost[f"ec.{self.ec.plugin}_per_kib"]
+            self.ec_encode = (self.cost["ec.encode_call"], per_kib * self.ec.m)
+        self.deferred = r.ceph.write_mode == "deferred"
+        self.wal_log_sync = r.ceph.wal_log_sync
+        self.notify_all = costs.notify_all_on_enqueue
+        hdd = any(h.disk and h.disk.media == "hdd" for h in r.hosts)
+        self.batch_ops = 64 if hdd else 16  #: bluestore_deferred_batch_ops_{hdd,ssd}
+        self.blocks_per_object = r.scenario.workload.blocks_per_object
+        self.cost_per_io = COST_PER_IO["hdd" if hdd else "ssd"]
+        # whether a read finds its data in the primary's BlueStore buffer cache: one coin
+        # per OSD on its own stream (osdN.cache), opened only if the outcome is uncertain
+        hit = r.ceph.read_cache_hit
+        self.cache_hit: dict[int, Coin] = {
+            o.id: Coin(hit, cluster.streams.get(f"{o.name}.cache") if 0.0 < hit < 1.0 else None)
+            for o in cluster.osds.values()}
+        # whether an object's metadata is in the onode cache, and each RocksDB get of it in
+        # the block cache: one stream per OSD (osdN.meta), opened only if a draw is uncertain
+        m = r.ceph.meta
+        self.meta = m if m is not None and m.onode_hit < 1.0 else None
+        #: per OSD: onode cache hit, block cache hit, one more shard (read, write)
+        self.meta_coins: dict[int, tuple[Coin, Coin, Coin, Coin]] = {}
+        if self.meta is not None:
+            m = self.meta
+            for o in cluster.osds.values():
+                rng = cluster.streams.get(f"{o.name}.meta")
+                self.meta_coins[o.id] = (Coin(m.onode_hit, rng), Coin(m.kv_hit, rng),
+                                         Coin(m.read_shards % 1.0, rng),
+                                         Coin(m.write_shards % 1.0, rng))
+
+    # ------------------------------------------------------------ helpers
+    def msg(self, conn: str, nbytes: int) -> float:
+        """Kilocycles one end of a message of ``nbytes`` spends on the messenger's crypto
+        over a ``conn`` ("client" or "cluster") connection: none in crc mode."""
+        frame, per_kib = self.wire[conn]
+        return frame + per_kib * nbytes / 1024.0 if frame else 0.0
+
+    def kc(self, stage: str, nbytes: int = 0) -> float:
+        """Kilocycles of a stage (with variability) plus per-KiB payload work."""
+        base = self.cost[stage] * self.jitter.draw()
+        if nbytes:
+            base += self.per_kib * nbytes / 1024.0
+        return base
+
+    def _shard(self, osd: OSD, pg: int, t: int, acc: list[int]) -> tuple[Thread, int]:
+        """The shard thread that picks up a PG item queued at ``t``, and when the PG lock is
+        free; the wait for the lock is queueing time of the op (``acc``)."""
+        threads = osd.shards[pg % len(osd.shards)]
+        # the first of the least busy threads (as min(threads, key=free_at)), and whether
+        # all of them are idle at t; a plain loop, as this runs a few times per op
+        th = threads[0]
+        idle = th.free_at <= t
+        for x in threads[1:]:
+            if x.free_at < th.free_at:
+                th = x
+            if x.free_at > t:
+                idle = False
+        if self.notify_all and len(threads) > 1 and idle:
+            # notify_all on an empty shard queue: the sibling wakes, finds nothing, sleeps
+            for x in threads:
+                if x is not th:
+                    x.run(t, self.cost["kernel.wakeup"], None)
+        t_lock = max(t, osd.pg_lock.get(pg, 0))
+        acc[4] += t_lock - t
+        return th, t_lock
+
+    def _metadata(self, op: Op, osd: OSD, th: Thread, t: int, acc: list[int],
+                  write: bool, attrs_only: bool = False) -> Generator[Any, Any, int]:
+        """The op's object metadata, in thread ``th`` (which holds the PG lock): found in
+        the onode cache, or loaded with one RocksDB get for the onode and one per extent-map
+        shard the I/O needs, each from the block cache or a 4 KiB read of the DB device
+        that the thread waits for (BlueFS reads synchronously).  ``attrs_only``: the object
+        context's attributes, which live in the onode (no shard; an EC primary's getattr).
+        The object a job just touched stays cached, with what of it was loaded."""
+        m = self.meta
+        assert m is not None  # callers look only when metadata can miss
+        obj = object_key(op, self.blocks_per_object)
+        osd.meta_lookups += 1
+        last = osd.meta_last.get(op.job.index)
+        onode, kv, rfrac, wfrac = self.meta_coins[osd.id]
+        if last is not None and last[0] == obj:
+            if attrs_only or last[1]:
+                osd.meta_hits += 1
+                return t
+            gets = 0  # the onode is there, its shards are not yet
+        elif onode.draw():  # a cached onode keeps the shards it loaded
+            osd.meta_hits += 1
+            osd.meta_last[op.job.index] = (obj, True)
+            return t
+        else:
+            gets = 1
+        osd.meta_last[op.job.index] = (obj, not attrs_only)
+        if not attrs_only:
+            # the shards: a fractional mean, one more with that probability
+            gets += int(m.write_shards if write else m.read_shards)
+            if (wfrac if write else rfrac).draw():
+                gets += 1
+        k = self.k
+        for _ in range(gets):
+            osd.kv_gets += 1
+            t = th.run(t, self.kc("osd.meta_get"), acc, handoff=False)  # goes on working
+            if kv.draw():
+                osd.kv_hits += 1
+                continue
+            if k.must_yield(t):
+                yield t
+            t = th.run(t, self.kc("kernel.io_submit"), acc, handoff=False)
+            if k.must_yield(t):
+                yield t
+            t = yield from self._read_block(osd, osd.db, th, t, 4096, acc)
+        if k.must_yield(t):
+            yield t
+        return t
+
+    def _read_block(self, osd: OSD, disk: Disk, th: Thread, t: int, nbytes: int,
+                    acc: list[int], key: int = -1, offset: int = 0) -> Generator[Any, Any, int]:
+        """A read of ``nbytes`` that thread ``th`` blocks on: the device (``key``, ``offset``:
+        where, for an HDD's look-ahead), dm-crypt's decryption on completion (crypt_endio:
+        a kcryptd worker), then the completion that wakes the thread."""
+        k = self.k
+        t = disk.read(t, nbytes, acc, key, offset)
+        if k.must_yield(t):
+            yield t
+        if osd.crypt_sector:
+            t = self._next_kcryptd(osd).run(t, self._crypt_kc(osd, nbytes), acc)
+            if k.must_yield(t):
+                yield t
+        return th.run(t, self.kc("kernel.io_complete"), acc)
+
+    def _reply_data(self, op: Op, worker: Thread, t: int) -> int:
+        """A read's MOSDOpReply with its data, built and sent by the msgr-worker owning the
+        client connection."""
+        t = worker.run(t, self.kc("osd.reply_send") + self.kc("kernel.tcp_tx", op.nbytes)
+                       + self.msg("client", REPLY_BYTES + op.nbytes), op.acc)
+        op.ev[E_SENT] = op.ev[E_DONE] = t
+        return t
+
+    # ------------------------------------------------------------ client side
+    def client_io(self, op: Op, primary: OSD, done: Join) -> Generator[Any, Any, None]:
+        """Kernel process: one fio I/O from submission to completion.
+
+        rbd (librbd): fio thread -> librbd dispatch thread (one op thread before Pacific, an
+        io_context pool of two after) -> msgr-worker; reply: msgr-worker -> librados
+        finisher -> fio thread.  (From Pacific the finisher strand runs on the same pool;
+        here it is its own serial thread, so it does not take CPU from the dispatch.)
+        rados (librados directly): the caller runs the Objecter itself.  krbd / CephFS
+        kernel client: the fio thread's syscall queues the request to a kworker on its
+        CPU (rbd / VFS work, libceph encode), which sends it; the reply is read by
+        libceph's work item for that OSD connection (:meth:`Cluster.kernel_conn`), which
+        completes the request and wakes fio.
+        """
+        k, c, acc, job = self.k, self.c, op.acc, op.job
+        engine = self.engine
+        kernel_client = engine in ("krbd", "cephfs")
+        waited = acc[4]
+        t = job.app.run(k.now, self.kc("client.submit"), acc, handoff=False)
+        waited = acc[4] - waited
+        if waited:
+            # The fio thread was busy (reaping or submitting other I/Os).  fio takes an io_u
+            # and starts its clock (start_time, in get_io_u) only when the thread gets to
+            # it, so that wait is in no latency fio reports: slat is the submission itself.
+            acc[4] -= waited
+            op.submit += waited
+            if type(acc) is not list:  # traced: the first span starts with the clock
+                name, kind, _, start, end, pen = acc.spans[-1]  # type: ignore[attr-defined]
+                acc.spans[-1] = (name, kind, start, start, end, pen)  # type: ignore[attr-defined]
+        op.slat_end = op.submit if self.sync_io else t
+        out = OSDOP_HDR + (op.nbytes if op.is_write else 0)
+        if kernel_client:
+            sender = job.kworker
+            if k.must_yield(t):
+                yield t
+            t = sender.run(t, self.kc("client.kernel") + self.kc("kernel.tcp_tx", out)
+                           + self.msg("client", out), acc)
+        else:
+            if engine == "rbd":
+                if k.must_yield(t):
+                    yield t
+                pool = job.librbd  # the first idle dispatch thread, else the least busy
+                th = pool[0]
+                if th.free_at > t:
+                    for x in pool[1:]:
+                        if x.free_at < th.free_at:
+                            th = x
+                t = th.run(t, self.librbd_kc[op.is_write] * self.jitter.draw(), acc)
+            else:  # rados: aio_write runs the Objecter in the caller's thread
+                t = job.app.run(t, self.kc("client.objecter"), acc, handoff=False)
+            if k.must_yield(t):
+                yield t
+            sender = job.worker(primary.id)
+            t = sender.run(t, self.kc("client.msgr_send") + self.kc("kernel.tcp_tx", out)
+                           + self.msg("client", out), acc)
+        t = yield from c.path(job.host, primary.host).transfer(k, t, out, acc)
+        if k.must_yield(t):
+            yield t
+        if op.is_write:
+            t = yield from (self.primary_write(op, primary, t) if self.ec is None else
+                            self.ec_write(op, primary, t))
+            back = REPLY_BYTES
+        else:
+            t = yield from (self.primary_read(op, primary, t) if self.ec is None else
+                            self.ec_read(op, primary, t))
+            back = REPLY_BYTES + op.nbytes
+        t = yield from c.path(primary.host, job.host).transfer(k, t, back, acc)
+        if k.must_yield(t):
+            yield t
+        if kernel_client:
+            t = c.kernel_conn(job.host, primary.id).run(
+                t, self.kc("client.kernel_complete") + self.kc("kernel.tcp_rx", back)
+                + self.msg("client", back), acc)
+        else:
+            t = sender.run(t, self.kc("client.msgr_recv") + self.kc("kernel.tcp_rx", back)
+                           + self.msg("client", back), acc)
+            if k.must_yield(t):
+                yield t
+            t = job.finisher.run(t, self.kc("client.finisher"), acc)
+        if k.must_yield(t):
+            yield t
+        t = job.app.run(t, self.kc("client.complete"), acc)
+        if k.must_yield(t):
+            yield t
+        done.arrive(t, op)
+
+    # ------------------------------------------------------------ primary OSD
+    def receive_op(self, op: Op, osd: OSD, t: int,
+                   inbytes: int) -> Generator[Any, Any, tuple[Thread, Thread, int]]:
+        """The msgr-worker owning the client connection reads the op and fast-dispatches it
+        to the PG's shard; returns (worker, shard thread, time the shard thread gets the PG)."""
+        acc, ev, k = op.acc, op.ev, self.k
+        worker = osd.worker(op.job.name)
+        ev[E_INIT] = t
+        t = worker.run(t, self.kc("osd.msgr_recv") + self.kc("kernel.tcp_rx", inbytes)
+                       + self.msg("client", inbytes), acc)
+        ev[E_QUEUED] = t
+        if k.must_yield(t):
+            yield t
+        th, t_lock = self._shard(osd, op.pg, t, acc)
+        ev[E_REACHED] = ev[E_STARTED] = t_lock  # dequeued by the shard thread
+        return worker, th, t_lock
+
+    def primary_write(self, op: Op, osd: OSD, t: int) -> Generator[Any, Any, int]:
+        acc, ev, k = op.acc, op.ev, self.k
+        worker, th, t_lock = yield from self.receive_op(op, osd, t, OSDOP_HDR + op.nbytes)
+        t = th.run(t_lock, self.kc("osd.do_op"), acc)
+        if self.meta is not None:  # find_object_context -> getattr -> get_onode
+            t = yield from self._metadata(op, osd, th, t, acc, True)
+        ev[E_WAITSUB] = t
+        replicas = self.c.acting[op.pg][1:]
+        branches = Join(k, len(replicas) + 1)
+        for i, rid in enumerate(replicas):
+            k.spawn(self.replicate(op, osd, self.c.osds[rid], i, _fork(acc), branches), t)
+        k.spawn(self.local_commit(op, osd, th, _fork(acc), branches), t)
+        yield branches
+        return self._reply_committed(op, worker, branches)
+
+    def _reply_committed(self, op: Op, worker: Thread, branches: Join) -> int:
+        """The last of the op's commits (the local one, the replicas' or shards' replies)
+        completes it: eval_repop builds the MOSDOpReply and the msgr-worker owning the
+        client connection sends it."""
+        acc = op.acc
+        acc[:] = branches.last
+        t = worker.run(branches.t, self.kc("osd.reply_send") + self.kc("kernel.tcp_tx", REPLY_BYTES)
+                       + self.msg("client", REPLY_BYTES), acc)
+        op.ev[E_SENT] = op.ev[E_DONE] = t
+        return t
+
+    def _osd_message(self, frm: OSD, to: OSD, t: int, nbytes: int, acc: list[int],
+                     send_kc: float = 0.0) -> Generator[Any, Any, int]:
+        """A message of ``nbytes`` from one OSD to another over their connection: the
+        sender's msgr-worker (``send_kc`` of the sender's own work, the kernel's send, any
+        crypto), the wire, the receiver's msgr-worker (read, decode, fast dispatch).
+        Returns when the receiver has dispatched it."""
+        k = self.k
+        t = frm.worker(to.id).run(t, send_kc + self.kc("kernel.tcp_tx", nbytes)
+                                  + self.msg("cluster", nbytes), acc)
+        t = yield from self.c.path(frm.host, to.host).transfer(k, t, nbytes, acc)
+        if k.must_yield(t):
+            yield t
+        t = to.worker(frm.id).run(t, self.kc("osd.msgr_recv") + self.kc("kernel.tcp_rx", nbytes)
+                                  + self.msg("cluster", nbytes), acc)
+        if k.must_yield(t):
+            yield t
+        return t
+
+    def replicate(self, op: Op, prim: OSD, rep: OSD, i: int, acc: list[int],
+                  join: Join, data: int | None = None) -> Generator[Any, Any, None]:
+        """Branch: MOSDRepOp to one replica (or an EC pool's MOSDECSubOpWrite to one shard,
+        carrying ``data`` bytes), its commit, the reply back at the primary."""
+        k = self.k
+        t = k.now
+        data = op.nbytes if data is None else data
+        nbytes = REPOP_HDR + data
+        # tp_osd_tp encodes the MOSDRepOp (fast-dispatch type: encoded in the caller) and
+        # hands it to the msgr-worker owning the replica connection; the replica's
+        # msgr-worker reads and decodes it and fast-dispatches it to the PG's shard
+        # (ProtocolV2 -> OSD::ms_fast_dispatch), as for a client op
+        t = yield from self._osd_message(prim, rep, t, nbytes, acc,
+                                         self.kc("osd.repop_send", nbytes))
+        th, t_lock = self._shard(rep, op.pg, t, acc)
+        t = th.run(t_lock, self.kc("osd.do_repop"), acc)
+        if self.meta is not None:  # queue_transactions -> _write -> get_onode, fault_range
+            t = yield from self._metadata(op, rep, th, t, acc, True)
+        t = yield from self.bluestore_commit(op, rep, th, t, acc, nbytes=data)
+        # repop_commit in the shard's first thread (Luminous, Mimic: BlueStore's finisher,
+        # under the PG lock), reply via the msgr-worker
+        t = rep.commit_thread(op.pg).run(t, self.kc("osd.repop_commit"), acc)
+        if k.must_yield(t):
+            yield t
+        t = yield from self._osd_message(rep, prim, t, REPLY_BYTES, acc)  # MOSDRepOpReply
+        th, t_lock = self._shard(prim, op.pg, t, acc)
+        t = th.run(t_lock, self.kc("osd.repop_reply"), acc)
+        prim.hold_pg(op.pg, t)
+        op.ev[E_SUBREC] = max(op.ev[E_SUBREC], t)
+        join.arrive(t, acc)
+
+    def local_commit(self, op: Op, osd: OSD, th: Thread, acc: list[int],
+                     join: Join, data: int | None = None) -> Generator[Any, Any, None]:
+        """Branch: the primary's own BlueStore transaction (an EC pool: its own shard's,
+        ``data`` bytes), then its commit callback."""
+        t = self.k.now
+        if data is not None and self.meta is not None:  # an EC primary's own sub-write
+            t = yield from self._metadata(op, osd, th, t, acc, True)
+        t = yield from self.bluestore_commit(op, osd, th, t, acc, handoff=False, nbytes=data)
+        t = osd.commit_thread(op.pg).run(t, self.kc("osd.commit_cb"), acc)
+        osd.hold_pg(op.pg, t)
+        op.ev[E_OPCOMMIT] = t
+        join.arrive(t, acc)
+
+    # ------------------------------------------------------------ BlueStore
+    def bluestore_commit(self, op: Op, osd: OSD, th: Thread, t: int, acc: list[int],
+                         handoff: bool = False,
+                         nbytes: int | None = None) -> Generator[Any, Any, int]:
+        """queue_transactions -> (data aio) -> kv_sync batch -> kv_final. Returns commit time.
+        ``nbytes``: the data the transaction writes (default the op's; an EC shard's chunk,
+        or 0 for a shard that only records the log entry)."""
+        k = self.k
+        nbytes = op.nbytes if nbytes is None else nbytes
+        cost = nbytes + self.cost_per_io
+        deferred = self.deferred
+        while (osd.throttle_kv + cost > THROTTLE_BYTES and osd.throttle_kv > 0) or (
+                deferred and osd.throttle_deferred + cost > THROTTLE_BYTES + THROTTLE_DEFERRED_BYTES
+                and osd.throttle_deferred > 0):
+            wait = Join(k, 1)
+            osd.throttle_waiters.append(wait)
+            osd.throttled += 1
+            yield wait
+            acc[4] += wait.t - t
+            t = wait.t
+        osd.throttle_kv += cost
+        if deferred:
+            osd.throttle_deferred += cost
+        t = th.run(t, self.kc("osd.bluestore_submit") + self.kc("kernel.io_submit"), acc,
+                   handoff=handoff)
+        osd.hold_pg(op.pg, t)  # PG lock held until here
+        if k.must_yield(t):
+            yield t
+        if not self.deferred and nbytes:
+            if osd.crypt_sector:
+                t = yield from self._encrypt(osd, t, nbytes, acc)
+            t = osd.disk.write(t, nbytes, acc)
+            if k.must_yield(t):
+                yield t
+            t = osd.aio_data.run(t, self.kc("osd.aio_complete") + self.kc("kernel.io_complete"), acc)
+            if k.must_yield(t):
+                yield t
+        wait = Join(k, 1)
+        osd.kv_pending.append((t, acc, wait, nbytes, cost))
+        if not osd.kv_running:
+            osd.kv_running = True
+            self.k.spawn(self.kv_sync_loop(osd), t)
+        yield wait
+        t = wait.t
+        t = osd.kv_final.run(t, self.kc("osd.kv_final"), acc)
+        if k.must_yield(t):
+            yield t
+        if self.deferred and nbytes:
+            self._deferred_apply(osd, t, cost, op, nbytes)
+        return t
+
+    def kv_sync_loop(self, osd: OSD) -> Generator[Any, Any, None]:
+        """bstore_kv_sync: commit everything queued since the last cycle in one batch."""
+        k, disk, kv = self.k, osd.disk, osd.kv_sync
+        # bdev->flush() of the data device (BlueStore::_kv_sync_thread, force_flush): when
+        # this cycle's txcs wrote data there (aios); with a separate DB device also when
+        # deferred writes have completed since (deferred_done), as the WAL sync on the
+        # other device cannot make them stable.  On one shared device it does.
+        separate = osd.db is not disk
+        while osd.kv_pending:
+            batch, osd.kv_pending = osd.kv_pending, []
+            start = max(k.now, kv.free_at)
+            traced = False
+            for b in batch:
+                if type(b[1]) is not list:
+                    traced = True
+            cyc = TracedAcc() if traced else [0, 0, 0, 0, 0]
+            # _txc_apply_kv, once per txc: a non-sync RocksDB write each.  This is the
+            # part of a cycle that grows with the batch, so at high load the single
+            # kv_sync thread, not the cores, can be what an OSD's write rate runs into.
+            apply = self.cost["osd.kv_apply"] * len(batch)
+            if not self.deferred or (osd.kv_need_flush and separate):
+                osd.kv_need_flush = False
+                t = kv.run(start, self.kc("osd.kv_sync") * 0.5, cyc)
+                if k.must_yield(t):
+                    yield t
+                t = disk.flush(t, cyc)          # bdev->flush(): fdatasync of the data device
+                kv.free_at = t
+                if k.must_yield(t):
+                    yield t
+                t = kv.run(t, (self.cost["kernel.io_complete"] + apply) * self.jitter.draw(), cyc)
+            else:  # nothing to flush: straight to the applies
+                t = kv.run(start, (self.cost["osd.kv_sync"] * 0.5 + apply) * self.jitter.draw(), cyc)
+            if k.must_yield(t):
+                yield t
+            # after the applies, before the sync (as BlueStore::_kv_sync_thread does)
+            self._release_kv(osd, batch, t)
+            data = sum(b[3] for b in batch) if self.deferred else 0  # deferred data rides in the WAL
+            # the WAL record is the batch's RocksDB WriteBatch: every txc's keys and values
+            # (KV_TXC_BYTES), the same bytes the memtable later flushes (RocksDB wiki,
+            # Write Ahead Log File Format); BlueFS writes whole 4 KiB blocks
+            wal = 4096 * math.ceil((data + KV_TXC_BYTES * len(batch)) / 4096)
+            t = yield from self._bluefs_append_sync(osd, t, wal, cyc)  # the RocksDB WAL
+            if self.wal_log_sync:
+                # the WAL file grew, so BlueFS's own log must record the new size before
+                # the fsync returns (BlueFS::_fsync -> _flush_and_sync_log): one more
+                # 4 KiB write and one more flush per cycle (see resolve.WAL_RECYCLED).
+                # Back from fdatasync, then the log record's aio submit (the WAL append's
+                # submit is part of osd.kv_sync's per-cycle cost; this one is not).
+                t = kv.run(t, self.kc("kernel.io_complete") + self.kc("kernel.io_submit"), cyc)
+                if k.must_yield(t):
+                    yield t
+                t = yield from self._bluefs_append_sync(osd, t, 4096, cyc)  # op_file_update
+            t = kv.run(t, self.kc("kernel.io_complete") + self.kc("osd.kv_sync") * 0.5, cyc)
+            osd.kv_cycles += 1
+            osd.kv_batched += len(batch)
+            osd.db.background(len(batch) * KV_TXC_BYTES * ROCKSDB_WRITE_AMP)
+            c0, c1, c2, c3, c4 = cyc
+            for b in batch:
+                t_enq, acc, wait = b[0], b[1], b[2]
+                acc[0] += c0
+                acc[1] += c1
+                acc[2] += c2
+                acc[3] += c3
+                acc[4] += c4 + start - t_enq
+                if type(acc) is not list:  # a traced op: the batch it rode in
+                    acc.spans.append((f"{osd.name}.kv_sync batch", "wait", t_enq, start, start, 0))
+                    acc.spans.extend(cyc.spans)  # type: ignore[union-attr]
+                wait.arrive(t)
+            if k.must_yield(t):
+                yield t
+        osd.kv_running = False
+
+    def _bluefs_append_sync(self, osd: OSD, t: int, nbytes: int,
+                            acc: list[int]) -> Generator[Any, Any, int]:
+        """bstore_kv_sync appends ``nbytes`` to a BlueFS file and syncs it: the O_DIRECT aio
+        write, its completion on BlueFS's bstore_aio thread waking kv_sync, then fdatasync
+        of the device (the DB device, or the data disk when RocksDB shares it).  Returns
+        when the flush is done."""
+        k, disk, kv = self.k, osd.db, osd.kv_sync
+        if osd.crypt_sector:  # block.db is encrypted as the data device is
+            t = yield from self._encrypt(osd, t, nbytes, acc)
+        t = disk.write(t, nbytes, acc)
+        kv.free_at = t
+        if k.must_yield(t):
+            yield t
+        t = osd.aio_bluefs.run(t, self.kc("kernel.io_complete"), acc)
+        if k.must_yield(t):
+            yield t
+        t = kv.run(t, 0.0, acc)             # bstore_aio wakes kv_sync waiting in BlueFS
+        if k.must_yield(t):
+            yield t
+        t = disk.flush(t, acc)              # fdatasync of the BlueFS device
+        kv.free_at = t
+        if k.must_yield(t):
+            yield t
+        return t
+
+    # ------------------------------------------------------------ dm-crypt
+    def _crypt_kc(self, osd: OSD, nbytes: int) -> float:
+        """kcryptd's work for one bio: the hop, one cipher request per sector, the bytes."""
+        sectors = -(-nbytes // osd.crypt_sector)
+        return (self.kc("kernel.crypt_queue") + sectors * self.cost["kernel.crypt_sector"]
+                + self.cost["kernel.crypt_per_kib"] * nbytes / 1024.0)
+
+    @staticmethod
+    def _next_kcryptd(osd: OSD) -> Thread:
+        w = osd.kcryptd[osd.crypt_next % len(osd.kcryptd)]
+        osd.crypt_next += 1
+        return w
+
+    def _encrypt(self, osd: OSD, t: int, nbytes: int, acc: list[int]) -> Generator[Any, Any, int]:
+        """A block write through dm-crypt: kcryptd encrypts the bio (crypt_convert), then
+        the device's dmcrypt_write thread submits it (kcryptd_crypt_write_io_submit ->
+        dmcrypt_write, drivers/md/dm-crypt.c); two hand-offs, each may wake a thread."""
+        k = self.k
+        t = self._next_kcryptd(osd).run(t, self._crypt_kc(osd, nbytes), acc)
+        if k.must_yield(t):
+            yield t
+        assert osd.crypt_write is not None
+        t = osd.crypt_write.run(t, self.kc("kernel.crypt_queue"), acc)
+        if k.must_yield(t):
+            yield t
+        return t
+
+    # ------------------------------------------------------------ throttles
+    def _release_kv(self, osd: OSD, batch: list, t: int) -> None:
+        """kv_sync releases the kv throttle of a batch it applied (called at kernel time t)."""
+        osd.throttle_kv -= sum(b[4] for b in batch)
+        self._wake_throttled(osd, t)
+
+    def _wake_throttled(self, osd: OSD, t: int) -> None:
+        if osd.throttle_waiters:
+            waiters, osd.throttle_waiters = osd.throttle_waiters, []
+            for w in waiters:  # FIFO: each re-checks the throttle when it runs
+                w.arrive(t)
+
+    def _release_deferred(self, osd: OSD, amount: int) -> Generator[Any, Any, None]:
+        """Kernel process started when a deferred batch's writes complete (deferred_done):
+        the next kv cycle must flush the data device before they count as stable."""
+        osd.throttle_deferred -= amount
+        osd.kv_need_flush = True
+        self._wake_throttled(osd, self.k.now)
+        return
+        yield  # pragma: no cover
+
+    def _deferred_apply(self, osd: OSD, t: int, cost: int, op: Op, nbytes: int) -> None:
+        """Deferred writes reach their final place later, in batches, off the latency path.
+
+        Submitted when ``bluestore_deferred_batch_ops`` are queued or the deferred
+        throttle is past its midpoint (``BlueStore::_deferred_queue`` / ``deferred_try_submit``
+        in ``src/os/bluestore/BlueStore.cc``); the deferred throttle
+        is released when the batch's writes have completed.  A batch keeps its writes by
+        device offset and submits each contiguous run as one I/O
+        (``_deferred_submit_unlock``), so sequential small writes reach an HDD as a few
+        large writes, not one access each.
+        """
+        osd.deferred_bytes += cost
+        osd.deferred_extents.append((op.job.index, op.block, nbytes))
+        past_mid = osd.throttle_deferred > (THROTTLE_BYTES + THROTTLE_DEFERRED_BYTES) // 2
+        if len(osd.deferred_extents) >= self.batch_ops or past_mid:
+            end = t
+            for nbytes in deferred_runs(osd.deferred_extents, self.blocks_per_object):
+                if osd.crypt_sector:  # off every op's path: the workers' CPU only
+                    self._next_kcryptd(osd).run(t, self._crypt_kc(osd, nbytes), None)
+                end = max(end, osd.disk.write(t, nbytes, None))
+            self.k.spawn(self._release_deferred(osd, osd.deferred_bytes), end)
+            osd.deferred_bytes = 0
+            osd.deferred_extents = []
+
+    # ------------------------------------------------------------ erasure-coded pools
+    def ec_write(self, op: Op, osd: OSD, t: int) -> Generator[Any, Any, int]:
+        """An EC pool's primary: plan, read what the parity needs (read-modify-write),
+        encode, sub-writes to the shards (its own committed locally), reply when all
+        have committed (ECBackend::submit_transaction, start_rmw, try_reads_to_commit,
+        try_finish_rmw)."""
+        acc, ev, k = op.acc, op.ev, self.k
+        worker, th, t_lock = yield from self.receive_op(op, osd, t, OSDOP_HDR + op.nbytes)
+        t = th.run(t_lock, self.kc("osd.do_op") + self.kc("osd.ec_rmw"), acc)
+        if self.meta is not None:  # the object context: its own shard object's attributes
+            t = yield from self._metadata(op, osd, th, t, acc, True, attrs_only=True)
+        ev[E_WAITSUB] = t
+        reads, writes, encoded = ec_plan(self.ec, self.blocks_per_object, op.block, op.nbytes, True)
+        if reads:
+            osd.hold_pg(op.pg, t)  # the op waits for its reads without the PG lock
+            t, th = yield from self._ec_reads(op, osd, reads, t)  # acc (op.acc) updated
+        call, per_kib = self.ec_encode
+        t = th.run(t, (call + per_kib * encoded / 1024.0) * self.jitter.draw(), acc,
+                   handoff=False)
+        shards = self.c.acting[op.pg]
+        branches = Join(k, len(writes))
+        for idx, nbytes in writes:
+            rid = shards[idx]
+            if rid == osd.id:
+                k.spawn(self.local_commit(op, osd, th, _fork(acc), branches, nbytes), t)
+            else:
+                k.spawn(self.replicate(op, osd, self.c.osds[rid], idx, _fork(acc), branches,
+                                       nbytes), t)
+        yield branches
+        return self._reply_committed(op, worker, branches)
+
+    def ec_read(self, op: Op, osd: OSD, t: int) -> Generator[Any, Any, int]:
+        """An EC pool's primary serves a read from the shards that hold it (all k data
+        shards before Tentacle's optimized EC); with every data shard read the code is
+        systematic, so nothing is decoded."""
+        acc = op.acc
+        worker, th, t_lock = yield from self.receive_op(op, osd, t, OSDOP_HDR)
+        t = th.run(t_lock, self.kc("osd.do_read"), acc)
+        if self.meta is not None:  # the object context: its own shard object's attributes
+            t = yield from self._metadata(op, osd, th, t, acc, False, attrs_only=True)
+        osd.hold_pg(op.pg, t)
+        reads, _, _ = ec_plan(self.ec, self.blocks_per_object, op.block, op.nbytes, False)
+        t, th = yield from self._ec_reads(op, osd, reads, t)
+        osd.hold_pg(op.pg, t)
+        return self._reply_data(op, worker, t)
+
+    def _ec_reads(self, op: Op, osd: OSD, reads: list[tuple[int, int]],
+                  t: int) -> Generator[Any, Any, tuple[int, Thread]]:
+        """Sub-reads to the shards in parallel (the primary's own shard through its own op
+        queue); returns when the last reply has been handled, and the shard thread that
+        handled it (it goes on with the op)."""
+        k, acc = self.k, op.acc
+        shards = self.c.acting[op.pg]
+        join = Join(k, len(reads))
+        for idx, nbytes in reads:
+            k.spawn(self._ec_subread(op, osd, self.c.osds[shards[idx]], idx, nbytes,
+                                     _fork(acc), join), t)
+        yield join
+        acc2, th = join.last
+        op.acc[:] = acc2
+        return join.t, th
+
+    def _ec_subread(self, op: Op, prim: OSD, rep: OSD, idx: int, nbytes: int,
+                    acc: list[int], join: Join) -> Generator[Any, Any, None]:
+        """Branch: MOSDECSubOpRead to one shard (or to the primary itself, without the
+        network), the shard reads its chunk (its object's metadata first), the reply back
+        and its handling at the primary (handle_sub_read_reply, under the PG lock)."""
+        k = self.k
+        t = k.now
+        local = rep is prim
+        if not local:
+            t = yield from self._osd_message(prim, rep, t, EC_READ_HDR, acc,
+                                             self.kc("osd.repop_send"))
+        th, t_lock = self._shard(rep, op.pg, t, acc)
+        t = th.run(t_lock, self.kc("osd.ec_subread"), acc)
+        if self.meta is not None:  # the shard's own object
+            t = yield from self._metadata(op, rep, th, t, acc, False)
+        t = th.run(t, self.kc("kernel.io_submit"), acc, handoff=False)
+        if k.must_yield(t):
+            yield t
+        per = self.blocks_per_object
+        t = yield from self._read_block(rep, rep.disk, th, t, nbytes, acc, object_key(op, per),
+                                        (op.block % per) * op.nbytes)
+        if not local:
+            t = yield from self._osd_message(rep, prim, t, REPLY_BYTES + nbytes, acc)
+            th, t_lock = self._shard(prim, op.pg, t, acc)
+            t = th.run(t_lock, self.kc("osd.ec_read_reply"), acc)
+        else:
+            t = th.run(t, self.kc("osd.ec_read_reply"), acc, handoff=False)
+        prim.hold_pg(op.pg, t)
+        join.arrive(t, (acc, th))
+
+    # ------------------------------------------------------------ reads
+    def primary_read(self, op: Op, osd: OSD, t: int) -> Generator[Any, Any, int]:
+        acc, k = op.acc, self.k
+        worker, th, t_lock = yield from self.receive_op(op, osd, t, OSDOP_HDR)
+        if self.cache_hit[osd.id].draw():
+            # BlueStore::_do_read finds every extent in the onode's buffer cache: no device
+            # I/O, the shard thread builds the reply from the cached buffers
+            t = th.run(t_lock, self.kc("osd.do_read"), acc)
+        else:
+            if self.meta is not None:  # the data is not cached: is its onode?
+                t_lock = yield from self._metadata(op, osd, th, t_lock, acc, False)
+            t = th.run(t_lock, self.kc("osd.do_read") + self.kc("kernel.io_submit"), acc)
+            if k.must_yield(t):
+                yield t
+            per = self.blocks_per_object  # where: the object and the offset in it
+            t = yield from self._read_block(osd, osd.disk, th, t, op.nbytes, acc,
+                                            object_key(op, per), op.block % per * op.nbytes)
+        osd.hold_pg(op.pg, t)
+        if k.must_yield(t):
+            yield t
+        return self._reply_data(op, worker, t)

@@ -1,0 +1,430 @@
+"""Joint fit of the release cost scales over a corpus of clusters, and leave-one-cluster-out.
+
+One free number per release (``scale``, the factor on Ceph's own stage costs), fitted over
+every cluster of the corpus at once, with a random-walk prior that ties each release to its
+neighbours (a release with little or no data borrows from them).  Each case's statistics as a
+function of its release's scale come from an emulator: the case simulated at a few scales
+with common random numbers, ln(statistic) interpolated in ln(scale).  Predictions are then
+checked by simulating the case at the predicted scale.  The method is in docs/calibration.md.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, get_args
+
+import numpy as np
+
+from cephsim.tools.calibrate.cases import Case
+from cephsim.errors import CephsimError
+from cephsim.scenario.schema import Release
+
+RELEASES: tuple[str, ...] = get_args(Release)
+
+#: Prior: the sd of ln(scale) from one release to the next.  Chosen before the fit from
+#: published release-to-release runs on the same hardware, which move per-op CPU by
+#: 0-30 % (docs/calibration.md, "The prior between releases").
+TAU = 0.20
+#: Model error assumed per statistic kind (relative, 1 sigma): how far a calibrated model
+#: is expected to miss an unseen cluster, not the measurement's own noise.  Weighs the
+#: clusters against the prior; chosen before the fit (docs/calibration.md).
+MODEL_SIGMA = {"mean": 0.15, "iops": 0.15, "pct": 0.25}
+#: ln(scale) offsets from the catalog's scale at which each case is simulated
+GRID = (-0.5, 0.0, 0.5)
+
+
+def stat_kind(stat: str) -> str:
+    if stat == "iops":
+        return "iops"
+    return "mean" if stat.endswith(".mean") else "pct"
+
+
+@dataclass
+class Emulator:
+    """ln(statistic) of one case as a quadratic in d = ln(scale / catalog scale), linear
+    beyond the simulated grid (no quadratic extrapolation)."""
+
+    stat: str
+    coef: tuple[float, float, float]  #: a, b, c of a + b d + c d^2
+    lo: float
+    hi: float
+
+    def _q(self, d: float) -> tuple[float, float]:
+        a, b, c = self.coef
+        return a + b * d + c * d * d, b + 2 * c * d
+
+    def __call__(self, d: float) -> float:
+        edge = min(max(d, self.lo), self.hi)
+        v, slope = self._q(edge)
+        return v + slope * (d - edge)
+
+    def slope(self, d: float) -> float:
+        return self._q(min(max(d, self.lo), self.hi))[1]
+
+
+@dataclass
+class CaseData:
+    case: Case
+    release: str
+    scale0: float  #: the catalog's scale for the release
+    emulators: dict[str, Emulator] = field(default_factory=dict)
+
+    @property
+    def cluster(self) -> str:
+        return self.case.cluster
+
+
+@dataclass(frozen=True)
+class ReleaseRatio:
+    """Evidence that release ``a`` spends ``ratio`` times release ``b``'s CPU per operation
+    in Ceph's own code (the same hardware run on both; calibration/release-ratios.yaml)."""
+
+    a: str
+    b: str
+    ratio: float
+    sigma: float
+    cluster: str  #: the cluster it was measured on (left out with it)
+
+
+def load_ratios(path: Path) -> list[ReleaseRatio]:
+    """The release-ratio file (calibration/release-ratios.yaml)."""
+    from cephsim.yamlfile import located, parse_yaml_text, read_text
+
+    data = parse_yaml_text(read_text(path, "release-ratio file"), str(path))
+    out = []
+    items = data.get("ratios") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        raise CephsimError([located("a list of {a, b, ratio, sigma, cluster}", str(path), data,
+                                    "ratios")])
+    for i, r in enumerate(items):
+        try:
+            rr = ReleaseRatio(str(r["a"]), str(r["b"]), float(r["ratio"]), float(r["sigma"]),
+                              str(r["cluster"]))
+        except (KeyError, TypeError, ValueError):
+            raise CephsimError([located("each ratio is {a, b, ratio, sigma, cluster} with "
+                                        "numbers for ratio and sigma", str(path), data,
+                                        "ratios", i)]) from None
+        if rr.a not in RELEASES or rr.b not in RELEASES:
+            raise CephsimError([located(f"a and b are releases ({', '.join(RELEASES)})",
+                                        str(path), data, "ratios", i)])
+        if not (rr.ratio > 0 and rr.sigma > 0 and math.isfinite(rr.ratio) and math.isfinite(rr.sigma)):
+            raise CephsimError([located("ratio and sigma are finite numbers > 0", str(path),
+                                        data, "ratios", i)])
+        out.append(rr)
+    return out
+
+
+@dataclass
+class JointFit:
+    x: dict[str, float]  #: ln(scale) per release
+    sd: dict[str, float]  #: 1-sigma of ln(scale) per release
+    clusters: list[str]
+
+    def scale(self, release: str) -> float:
+        return math.exp(self.x[release])
+
+
+@dataclass
+class Prediction:
+    case: str
+    cluster: str
+    release: str
+    stat: str
+    measured: float
+    predicted: float  #: simulated at the predicted scale
+    lo: float  #: 68 % interval (parameter uncertainty and model error)
+    hi: float
+    scale: float
+    trained_on: list[str]
+
+    @property
+    def error(self) -> float:
+        return 100.0 * (self.predicted - self.measured) / self.measured
+
+    def to_dict(self) -> dict[str, Any]:
+        f = 1.0 if self.stat == "iops" else 1e-3
+        return {"case": self.case, "cluster": self.cluster, "release": self.release,
+                "stat": self.stat, "unit": "IOPS" if self.stat == "iops" else "us",
+                "measured": self.measured * f, "predicted": round(self.predicted * f, 3),
+                "interval_68": [round(self.lo * f, 3), round(self.hi * f, 3)],
+                "error_percent": round(self.error, 2), "scale": round(self.scale, 4),
+                "trained_on": self.trained_on}
+
+
+# ------------------------------------------------------------------ simulation
+
+_PREPARED: dict[str, Any] = {}
+
+
+def _simulate(case: Case, scale: float, seed: int, ios: int) -> dict[str, float]:
+    """One case at one scale and seed: its statistics as fio reports them (ns / IOPS)."""
+    from cephsim.tools.calibrate.objective import prepare, simulate
+
+    key = str(case.path)
+    if key not in _PREPARED:  # load and resolve once per process
+        _PREPARED[key] = prepare(case)
+    return simulate(_PREPARED[key], {"scale": scale}, [seed], ios, exact=False)
+
+
+def _run_all(jobs: list[tuple[Case, float, int, int]], workers: int,
+             progress: Callable[[str], None] | None, what: str) -> list[dict[str, float]]:
+    if progress:
+        progress(f"{what}: {len(jobs)} runs on {workers} worker(s)")
+    if workers <= 1 or len(jobs) <= 1:
+        return [_simulate(*j) for j in jobs]
+    from cephsim.tools.sweep import _stop_pool, new_pool
+
+    ex = new_pool(min(workers, len(jobs)))
+    try:
+        out = list(ex.map(_simulate, *zip(*jobs), chunksize=1))
+    except BaseException:
+        _stop_pool(ex)
+        raise
+    ex.shutdown()
+    return out
+
+
+def _mean_over_seeds(runs: list[dict[str, float]]) -> dict[str, float]:
+    return {k: float(np.mean([r[k] for r in runs])) for k in runs[0]}
+
+
+def case_data(cases: list[Case]) -> list[CaseData]:
+    from cephsim.tools.calibrate.objective import prepare
+
+    out = []
+    for c in cases:
+        m = prepare(c)
+        out.append(CaseData(c, m.release, m.costs.scale))
+    return out
+
+
+def build_emulators(data: list[CaseData], seeds: list[int], ios: int, workers: int,
+                    progress: Callable[[str], None] | None = None) -> None:
+    """Simulate every case at the grid's scales (common seeds) and fit its emulators."""
+    jobs = [(d.case, d.scale0 * math.exp(g), s, ios) for d in data for g in GRID for s in seeds]
+    res = _run_all(jobs, workers, progress, "emulator")
+    k = 0
+    for d in data:
+        ys: list[dict[str, float]] = []
+        for _ in GRID:
+            ys.append(_mean_over_seeds(res[k:k + len(seeds)]))
+            k += len(seeds)
+        for t in d.case.targets:
+            y = np.log([max(v[t.stat], 1e-9) for v in ys])
+            c2, c1, c0 = np.polyfit(np.array(GRID), y, 2)
+            d.emulators[t.stat] = Emulator(t.stat, (float(c0), float(c1), float(c2)),
+                                           GRID[0], GRID[-1])
+
+
+# ------------------------------------------------------------------ joint fit
+
+#: a statistic informs the scale only if it moves at least this much per unit of ln(scale)
+#: at the catalog value (about the share of Ceph's CPU work in it): a run limited by its
+#: disks or network cannot say what Ceph's code costs, and a miss there would otherwise
+#: drag the scale without bound (docs/calibration.md)
+MIN_SLOPE = 0.2
+
+
+def informs_scale(em: Emulator) -> bool:
+    return abs(em.slope(0.0)) >= MIN_SLOPE
+
+def joint_fit(data: list[CaseData], scale0: dict[str, float],
+              ratios: list[ReleaseRatio] = ()) -> JointFit:  # type: ignore[assignment]
+    """ln(scale) per release: least squares of every case's statistics (weighted so that
+    each cluster counts once per release and kind of statistic), the release-against-release
+    ratios measured on one cluster, and the random-walk prior."""
+    from scipy.optimize import least_squares
+
+    idx = {r: i for i, r in enumerate(RELEASES)}
+    x0 = np.array([math.log(scale0[r]) for r in RELEASES])
+    # a cluster counts once per release it was run on and kind of statistic, however many
+    # figures of that kind it gives there
+    per_cluster: dict[tuple[str, str, str], int] = {}
+    for d in data:
+        for t in d.case.targets:
+            if not informs_scale(d.emulators[t.stat]):
+                continue
+            key = (d.cluster, d.release, stat_kind(t.stat))
+            per_cluster[key] = per_cluster.get(key, 0) + 1
+    terms = []
+    for d in data:
+        for t in d.case.targets:
+            if not informs_scale(d.emulators[t.stat]):
+                continue
+            kind = stat_kind(t.stat)
+            w = 1.0 / (MODEL_SIGMA[kind] * math.sqrt(per_cluster[(d.cluster, d.release, kind)]))
+            terms.append((idx[d.release], math.log(scale0[d.release]), d.emulators[t.stat],
+                          math.log(t.value), w))
+
+    def resid(x: np.ndarray) -> np.ndarray:
+        r = [w * (em(x[i] - l0) - lm) for i, l0, em, lm, w in terms]
+        r += [(x[idx[q.a]] - x[idx[q.b]] - math.log(q.ratio)) / q.sigma for q in ratios]
+        r += [(x[i + 1] - x[i]) / TAU for i in range(len(RELEASES) - 1)]
+        return np.array(r)
+
+    sol = least_squares(resid, x0, method="trf", x_scale=1.0,
+                        bounds=(x0 - math.log(20.0), x0 + math.log(20.0)))
+    J = sol.jac
+    try:
+        cov = np.linalg.inv(J.T @ J)
+        sd = np.sqrt(np.clip(np.diag(cov), 0.0, None))
+    except np.linalg.LinAlgError:
+        sd = np.full(len(RELEASES), math.inf)
+    return JointFit({r: float(sol.x[i]) for r, i in idx.items()},
+                    {r: float(sd[i]) for r, i in idx.items()},
+                    sorted({d.cluster for d in data}))
+
+
+# ------------------------------------------------------------------ cross-validation
+
+@dataclass
+class Validation:
+    predictions: list[Prediction]
+    folds: dict[str, JointFit]  #: by left-out cluster
+    full: JointFit
+    scale0: dict[str, float]
+    seeds: list[int]
+    ios: int
+    ratios: list[ReleaseRatio] = field(default_factory=list)
+
+    def errors(self, kind: str) -> list[float]:
+        return [abs(p.error) for p in self.predictions if stat_kind(p.stat) == kind]
+
+    def summary(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"clusters": len(self.folds),
+                               "cases": len({p.case for p in self.predictions})}
+        for kind, label in (("mean", "mean"), ("pct", "percentiles"), ("iops", "iops")):
+            e = self.errors(kind)
+            if e:
+                out[label] = {"n": len(e), "median_abs_error_percent": round(statistics.median(e), 1),
+                              "max_abs_error_percent": round(max(e), 1),
+                              "within_15_percent": sum(x <= 15 for x in e),
+                              "within_35_percent": sum(x <= 35 for x in e)}
+        p99 = [abs(p.error) for p in self.predictions if p.stat.endswith(".p99")]
+        if p99:
+            out["p99"] = {"n": len(p99), "median_abs_error_percent": round(statistics.median(p99), 1),
+                          "max_abs_error_percent": round(max(p99), 1)}
+        logs = [math.log(p.predicted / p.measured) for p in self.predictions
+                if stat_kind(p.stat) == "mean" and p.predicted > 0]
+        if logs:  # the spread a new cluster's mean should be read with (1 sigma, as a factor)
+            out["mean_spread_factor"] = round(math.exp(math.sqrt(sum(x * x for x in logs) / len(logs))), 2)
+        inside = [p.lo <= p.measured <= p.hi for p in self.predictions]
+        out["measured_inside_68_interval"] = f"{sum(inside)}/{len(inside)}"
+        return out
+
+
+def cross_validate(cases: list[Case], seeds: list[int], ios: int, workers: int | None = None,
+                   progress: Callable[[str], None] | None = None,
+                   ratios: list[ReleaseRatio] = ()) -> Validation:  # type: ignore[assignment]
+    from cephsim.model.software import software_table
+
+    active = [c for c in cases if not c.skip_reason]
+    data = case_data(active)
+    clusters = sorted({d.cluster for d in data})
+    if len(clusters) < 2:
+        raise CephsimError.single("leave-one-cluster-out needs cases from at least two clusters")
+    workers = workers or os.cpu_count() or 1
+    table = software_table().releases
+    scale0 = {r: table[r].scale for r in RELEASES}
+    build_emulators(data, seeds, ios, workers, progress)
+    full = joint_fit(data, scale0, list(ratios))
+    folds: dict[str, JointFit] = {}
+    plan: list[tuple[CaseData, JointFit]] = []
+    for k in clusters:
+        train = [d for d in data if d.cluster != k]
+        fit = joint_fit(train, scale0, [q for q in ratios if q.cluster != k])
+        folds[k] = fit
+        plan += [(d, fit) for d in data if d.cluster == k]
+    jobs = [(d.case, fit.scale(d.release), s, ios) for d, fit in plan for s in seeds]
+    res = _run_all(jobs, workers, progress, "predictions")
+    preds = []
+    for n, (d, fit) in enumerate(plan):
+        sim = _mean_over_seeds(res[n * len(seeds):(n + 1) * len(seeds)])
+        dx = fit.x[d.release] - math.log(d.scale0)
+        for t in d.case.targets:
+            em = d.emulators[t.stat]
+            var = (em.slope(dx) * fit.sd[d.release]) ** 2 + MODEL_SIGMA[stat_kind(t.stat)] ** 2
+            half = math.sqrt(var)
+            v = sim[t.stat]
+            preds.append(Prediction(d.case.name, d.cluster, d.release, t.stat, t.value, v,
+                                    v * math.exp(-half), v * math.exp(half),
+                                    fit.scale(d.release), fit.clusters))
+    return Validation(preds, folds, full, scale0, seeds, ios, list(ratios))
+
+
+# ------------------------------------------------------------------ report
+
+def _fmt(stat: str, v: float) -> str:
+    return f"{v:,.0f}" if stat == "iops" else f"{v / 1e3:,.0f} us"
+
+
+def summary_lines(v: Validation) -> list[str]:
+    s = v.summary()
+    out = [f"Leave-one-cluster-out over {s['clusters']} published clusters ({s['cases']} cases): "
+           "each cluster predicted by a model fitted without it."]
+    for label, what in (("mean", "qd=1 mean latency"), ("p99", "p99 latency"),
+                        ("iops", "IOPS")):
+        if label in s:
+            e = s[label]
+            out.append(f"- {what}: median |error| {e['median_abs_error_percent']} %, "
+                       f"largest {e['max_abs_error_percent']} % ({e['n']} figures)")
+    if "mean_spread_factor" in s:
+        out.append(f"- out-of-sample spread of the mean latency (RMS of ln predicted/measured): "
+                   f"a factor of {s['mean_spread_factor']:.2f}")
+    out.append(f"- measured value inside the predicted 68 % interval (assumed model error "
+               f"{int(100 * MODEL_SIGMA['mean'])} % on means): {s['measured_inside_68_interval']}")
+    return out
+
+
+def validation_markdown(v: Validation, command: str) -> str:
+    from cephsim.tools.provenance import closing, opening
+
+    lines = [opening("validation", f"`{command}`"), "",
+             "# Validation: predicting clusters the calibration never saw", "",
+             *summary_lines(v), "",
+             "Each row: the case's cluster was left out, the release scales were fitted "
+             "jointly on every other cluster (docs/calibration.md), and the case was "
+             f"simulated at the scale so predicted (seeds {', '.join(map(str, v.seeds))}, "
+             f"{v.ios} I/Os each, fio's percentile bins).  Error = (predicted - measured) / "
+             "measured.  The interval combines the fitted scale's uncertainty with the model "
+             f"error assumed per statistic ({', '.join(f'{k} {int(x * 100)} %' for k, x in MODEL_SIGMA.items())}).",
+             "", "| cluster | case | release | stat | measured | predicted | 68 % interval | error | scale used |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    last = None
+    for p in sorted(v.predictions, key=lambda p: (p.cluster, p.case)):
+        lines.append(f"| {p.cluster if p.cluster != last else ''} | {p.case} | {p.release} | "
+                     f"{p.stat} | {_fmt(p.stat, p.measured)} | {_fmt(p.stat, p.predicted)} | "
+                     f"{_fmt(p.stat, p.lo)} - {_fmt(p.stat, p.hi)} | {p.error:+.1f} % | "
+                     f"{p.scale:.3g} |")
+        last = p.cluster
+    lines += ["", "## The scales fitted on the whole corpus", "",
+              "| release | catalog | fitted (all clusters) | 1 sigma | clusters of that release |",
+              "|---|---|---|---|---|"]
+    by_rel: dict[str, set[str]] = {}
+    for p in v.predictions:
+        by_rel.setdefault(p.release, set()).add(p.cluster)
+    for r in RELEASES:
+        lines.append(f"| {r} | {v.scale0[r]:.3g} | {v.full.scale(r):.3g} | "
+                     f"{100 * v.full.sd[r]:.0f} % | {', '.join(sorted(by_rel.get(r, ()))) or '(none: from the prior)'} |")
+    if v.ratios:
+        lines += ["", "Release-against-release evidence in the fit (calibration/release-ratios.yaml; "
+                  "left out with its cluster): " + "; ".join(
+                      f"{q.a}/{q.b} = {q.ratio:g} +/- {q.sigma:g} ({q.cluster})" for q in v.ratios)
+                  + ".  Fitted: " + "; ".join(
+                      f"{q.a}/{q.b} = {v.full.scale(q.a) / v.full.scale(q.b):.3f}" for q in v.ratios) + "."]
+    lines += ["", "## Scale per fold (the release of the left-out cluster)", "",
+              "| left out | release | scale without it | 1 sigma |", "|---|---|---|---|"]
+    seen = set()
+    for p in sorted(v.predictions, key=lambda p: p.cluster):
+        if (p.cluster, p.release) in seen:
+            continue
+        seen.add((p.cluster, p.release))
+        f = v.folds[p.cluster]
+        lines.append(f"| {p.cluster} | {p.release} | {f.scale(p.release):.3g} | "
+                     f"{100 * f.sd[p.release]:.0f} % |")
+    lines += ["", closing("validation")]
+    return "\n".join(lines) + "\n"

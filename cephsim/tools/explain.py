@@ -1,0 +1,1015 @@
+"""The teaching view: the life of one simulated write, and what each knob is worth.
+
+``explain(path)`` runs a scenario with per-op records, picks one op (the one
+whose latency is the median, the p99, or a given sequence number), runs the
+same scenario and seed again tracing that op span by span (tracing never
+changes the results, so it is the same op with the same latency), and then:
+
+1. reconstructs the op's **critical path** from its spans: the chain of
+   steps (CPU work in a thread, a network message, a disk write or flush, a
+   wait) that starts at submission and ends at completion, each step starting
+   where the previous one ended.  Parallel branches (the other replica, the
+   local commit when a replica was slower) are shown but not on the path.
+   The chain is the one whose time split [network, CPU, wake-up, disk,
+   queueing] equals the op's own accumulator exactly, so its step durations
+   add up to the op's latency to the nanosecond;
+2. draws it as a text Gantt chart (rows per thread, disk and network
+   direction, grouped by host: client, primary, replicas), and lists the
+   steps with what Ceph does in each;
+3. attributes this op and the mean over all measured ops to network, CPU
+   work, C-state wake-ups, disk and queueing;
+4. runs ablations, each a real simulation with the same seed (common random
+   numbers): C-states, governor, NIC speed, debug logging, pool size.
+"""
+
+from __future__ import annotations
+
+import bisect
+import io
+import math
+import re
+import textwrap
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from cephsim.errors import CephsimError
+from cephsim.metrics.records import CATEGORIES
+
+CAT_LABEL = {"network": "network", "cpu": "CPU work", "wake": "C-state wake-ups",
+             "disk": "disk", "queue": "queueing"}
+WIDTH = 100
+
+
+@dataclass
+class Step:
+    """One step of the critical path."""
+
+    resource: str  #: thread, disk, ``net A->B``, or ``(wait)`` for a gap
+    kind: str  #: cpu, net, write, flush, read, wait
+    start: int  #: ns since submission (the step's arrival)
+    end: int
+    cats: tuple[int, int, int, int, int]  #: network, cpu, wake, disk, queue (ns)
+    host: str = ""
+    what: str = ""
+    #: a network step's sender and receiver roles (client, primary, replica N): decided by
+    #: the threads on either side of it, not by the hosts, which may hold several roles
+    ends: tuple[str, str] = ("", "")
+
+    @property
+    def dur(self) -> int:
+        return self.end - self.start
+
+
+@dataclass
+class Explanation:
+    scenario: str
+    path: str
+    seed: int
+    which: str
+    seq: int
+    latency_ns: int
+    acc: list[int]  #: the op's own [network, cpu, wake, disk, queue]
+    steps: list[Step]
+    spans: list[tuple[str, str, int, int, int, int]]  #: all spans, times since submission
+    host_of: dict[str, str]  #: resource -> host
+    groups: list[tuple[str, str]]  #: (host, role) in display order
+    rank: str  #: e.g. "median (rank 750 of 1500)"
+    mean_n: int = 0
+    mean_acc_sum: list[int] = field(default_factory=list)  #: sums over all measured ops
+    mean_lat_sum: int = 0
+    write_mode: str = ""
+    wal_log_sync: bool = False  #: each WAL fsync also writes BlueFS's log (Pacific to Squid)
+    read_cache_hit: float = 0.0  #: P(a read is served from the primary's buffer cache)
+    pool_size: int = 3
+    is_write: bool = True  #: the traced op is a write (else a read)
+    #: devices (as the steps name them) whose fdatasync sends FLUSH CACHE: a volatile
+    #: cache; a PLP drive or an HDD with its cache off gets none (None: every device)
+    cache_flushed: set[str] | None = None
+    ablation: list[dict[str, Any]] = field(default_factory=list)
+    baseline_mean_us: float = 0.0
+    baseline_p99_us: float = 0.0
+    latencies_ns: Any = None  #: every measured op's latency (for the CDF plot)
+
+
+# ------------------------------------------------------------------ pick and trace
+
+
+def pick(lat: np.ndarray, seqs: np.ndarray, which: str) -> tuple[int, str]:
+    """Sequence number of the op to explain, and how it was chosen."""
+    n = lat.size
+    if n == 0:
+        raise CephsimError.single("no I/O was measured")
+    if which in ("median", "p50"):
+        q = 0.5
+    elif which in ("min", "max"):
+        q = 0.0 if which == "min" else 1.0
+    elif which.startswith("p") and _num(which[1:]) is not None:
+        q = _num(which[1:]) / 100.0
+        if not 0 <= q <= 1:
+            raise CephsimError.single(f"--op {which}: a percentile from p0 (the fastest op) "
+                                      "to p100 (the slowest)")
+    elif which.isdigit():
+        seq = int(which)
+        hit = np.nonzero(seqs == seq)[0]
+        if not hit.size:
+            raise CephsimError.single(f"--op {which}: op {seq} was not measured (measured ops: "
+                                      f"{int(seqs.min())}..{int(seqs.max())}, after the ramp)")
+        i = int(hit[0])
+        rank = int((lat < lat[i]).sum()) + 1
+        return seq, f"op {seq} (rank {rank} of {n} by latency)"
+    else:
+        raise CephsimError.single(f"--op {which!r}: expected median, p99 (any pNN, p0..p100), "
+                                  "min, max or an op number")
+    order = np.argsort(lat, kind="stable")
+    k = max(0, min(n - 1, math.ceil(q * n) - 1))
+    i = int(order[k])
+    name = {0.0: "fastest", 0.5: "median", 1.0: "slowest"}.get(q) or f"p{_fmt_q(q * 100)}"
+    return int(seqs[i]), f"the {name} op (rank {k + 1} of {n} by latency)"
+
+
+def _num(s: str) -> float | None:
+    try:
+        return float(s)
+    except ValueError:
+        return None
+
+
+def _fmt_q(x: float) -> str:
+    return f"{x:g}"
+
+
+def span_cats(sp: tuple[str, str, int, int, int, int]) -> tuple[int, int, int, int, int]:
+    name, kind, arrive, start, end, extra = sp
+    if kind == "cpu":
+        return (0, end - start - extra, extra, 0, start - arrive)
+    if kind == "net":
+        return (end - start - extra, 0, 0, 0, extra + (start - arrive))
+    if kind in ("write", "flush", "read"):
+        return (0, 0, 0, end - start, start - arrive)
+    return (0, 0, 0, 0, end - arrive)  # wait
+
+
+def critical_path(spans: Sequence[tuple[str, str, int, int, int, int]], submit: int,
+                  complete: int, acc: Sequence[int], budget: int = 200_000) -> list[Step]:
+    """The chain of spans from ``submit`` to ``complete`` whose time split equals ``acc``.
+
+    Gaps between consecutive spans (waiting for a PG lock) count as queueing.
+    """
+    by_end: dict[int, list[int]] = {}
+    for i, sp in enumerate(spans):
+        by_end.setdefault(sp[4], []).append(i)
+    ends = sorted(by_end)
+    cats = [span_cats(sp) for sp in spans]
+    target = tuple(int(x) for x in acc)
+    used: set[int] = set()
+    chain: list[tuple[int, int]] = []  # (span index, gap after it)
+    nodes = [0]
+
+    def fits(c: tuple[int, ...], rem: list[int]) -> bool:
+        return all(x <= r for x, r in zip(c, rem))
+
+    def dfs(t: int, rem: list[int]) -> bool:
+        nodes[0] += 1
+        if nodes[0] > budget:
+            return False
+        if t == submit:
+            return not any(rem)
+        if t < submit:
+            return False
+        cands = [(i, 0) for i in by_end.get(t, []) if i not in used]
+        if rem[4] > 0:  # a gap (queueing) before time t
+            lo = bisect.bisect_left(ends, t - rem[4])
+            hi = bisect.bisect_left(ends, t)
+            for e in reversed(ends[lo:hi]):
+                cands += [(i, t - e) for i in by_end[e] if i not in used]
+        for i, gap in cands:
+            c = cats[i]
+            need = list(c)
+            need[4] += gap
+            if not fits(need, rem):
+                continue
+            used.add(i)
+            chain.append((i, gap))
+            if dfs(spans[i][2], [r - x for r, x in zip(rem, need)]):
+                return True
+            chain.pop()
+            used.discard(i)
+        return False
+
+    import sys
+
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 10_000))
+    try:
+        found = dfs(complete, list(target))
+    finally:
+        sys.setrecursionlimit(old)
+    if not found:
+        chain.clear()
+        _greedy(spans, submit, complete, by_end, ends, chain)
+    steps: list[Step] = []
+    for i, gap in reversed(chain):
+        sp = spans[i]
+        steps.append(Step(sp[0], sp[1], sp[2] - submit, sp[4] - submit, cats[i]))
+        if gap:
+            steps.append(Step("(wait)", "wait", sp[4] - submit, sp[4] + gap - submit, (0, 0, 0, 0, gap)))
+    return steps
+
+
+def _greedy(spans: Any, submit: int, complete: int, by_end: dict[int, list[int]],
+            ends: list[int], chain: list[tuple[int, int]]) -> None:
+    """Fallback: follow the latest-ending predecessor (still contiguous, sums to the latency)."""
+    t, used = complete, set()
+    while t > submit:
+        hi = bisect.bisect_right(ends, t)
+        pick_i = None
+        for e in reversed(ends[:hi]):
+            cand = [i for i in by_end[e] if i not in used and spans[i][2] >= submit]
+            if cand:
+                pick_i = (max(cand, key=lambda i: spans[i][4] - spans[i][2]), t - e)
+                break
+        if pick_i is None:
+            break
+        used.add(pick_i[0])
+        chain.append(pick_i)
+        t = spans[pick_i[0]][2]
+
+
+# ------------------------------------------------------------------ hosts and wording
+
+
+_OSD_RESOURCE = re.compile(r"(osd\d+)\.(?!job\d+\.|osd\d+-con\.)")
+
+
+def osd_of(resource: str) -> str | None:
+    """``osd6`` for one of OSD 6's threads or devices (``osd6.msgr0``, ``osd6.disk``); None
+    for a client's (``<host>.job0.msgr0``, ``<host>.osd6-con.kworker``: a host may be named
+    like an OSD, as the quickstart's ``osd0``), the network and waits."""
+    m = _OSD_RESOURCE.match(resource)
+    return m.group(1) if m else None
+
+
+def display_name(resource: str) -> str:
+    """A thread or device as Ceph names its daemon (``osd.6.msgr0``); a client's thread
+    (``osd0.job0.app`` on a host named osd0) and the network (``osd0->osd1``) as they are."""
+    osd = osd_of(resource)
+    return f"osd.{osd[3:]}{resource[len(osd):]}" if osd else resource
+
+
+def _owner(resource: str) -> str:
+    """The OSD (``osd6``) or client job (``<host>.job0``) a thread belongs to."""
+    return osd_of(resource) or resource.rsplit(".", 1)[0]
+
+
+def _host_of(resource: str, osd_host: dict[int, str]) -> str:
+    if resource.startswith("net "):
+        return "network"
+    osd = osd_of(resource)
+    if osd is not None:
+        return osd_host.get(int(osd[3:]), osd)
+    return resource.split(".", 1)[0]
+
+
+def _net_ends(resource: str) -> tuple[str, str]:
+    """The two hosts of a network resource ``net A->B``."""
+    a, b = resource[4:].split("->")
+    return a, b
+
+
+def _shared_spans_per_osd(spans: list, shared: dict[str, str],
+                          osd_host: dict[int, str]) -> list:
+    """A device shared by a host's OSDs (a DB device ``<host>.db0``, a split data drive
+    ``<host>.disk0``: ``shared`` maps its name to ``db`` or ``disk``) is shown as the op's
+    OSD on that host sees it, ``osdN.db`` / ``osdN.disk``: one op uses one OSD per host,
+    and its kv_sync cycle is that OSD's."""
+    if not shared:
+        return spans
+    osd_on: dict[str, str] = {}
+    for sp in spans:
+        head = osd_of(sp[0])
+        if sp[0] not in shared and head is not None:
+            osd_on.setdefault(osd_host.get(int(head[3:]), ""), head)
+    out = []
+    for sp in spans:
+        role = shared.get(sp[0])
+        if role is not None:
+            osd = osd_on.get(sp[0].rsplit(".", 1)[0])
+            if osd is not None:
+                sp = (f"{osd}.{role}", *sp[1:])
+        out.append(sp)
+    return out
+
+
+def row_name(resource: str) -> str:
+    """The timeline row (and the table's "where") of a resource: ``A->B`` for the network,
+    a kv_sync batch on its kv_sync thread's row."""
+    return resource[4:] if resource.startswith("net ") else resource.removesuffix(" batch")
+
+
+def _thread(resource: str) -> str:
+    """Kind of thread or device: app, librbd, msgr, finisher, kworker, shard, kv_sync, ..."""
+    if resource.startswith("net "):
+        return "net"
+    tail = resource.split(".")[-1] if not resource.endswith(" batch") else "kv_sync"
+    if tail.startswith("msgr"):
+        return "msgr"
+    if tail.startswith("librbd"):
+        return "librbd"
+    if tail.startswith("t") and tail[1:].isdigit():
+        return "shard"
+    return tail
+
+
+def handed_by(spans: Sequence[tuple[str, str, int, int, int, int]]) -> dict[tuple[str, int], str]:
+    """(resource, end) of each span -> the resource that handed this work over: the one
+    whose span ended at its arrival (a msgr-worker for a reply, kv_final for a commit
+    callback).  Work that arrived when the same thread finished its previous item (it
+    waited for the thread), or when another shard thread of its OSD released the PG lock
+    (a shard item's arrival is when it got the lock), gets the most recent hand-over on
+    its OSD that no other span took: a msgr-worker or kv_final whose span ended by then."""
+    by_end: dict[int, list[str]] = {}
+    for sp in spans:
+        by_end.setdefault(sp[4], []).append(sp[0])
+    direct: dict[tuple[str, int], str] = {}
+    for sp in spans:
+        cands = [c for c in by_end.get(sp[2], []) if c != sp[0]]
+        direct[(sp[0], sp[4])] = cands[0] if cands else sp[0]
+    taken = {(src, sp[2]) for sp in spans
+             for src in [direct[(sp[0], sp[4])]] if src != sp[0]}
+    out = dict(direct)
+    for sp in sorted(spans, key=lambda x: (x[2], x[4])):  # in arrival order, each hand-over once
+        src0 = direct[(sp[0], sp[4])]
+        osd = _owner(sp[0])
+        lock_wait = (_thread(sp[0]) == "shard" and _thread(src0) == "shard"
+                     and _owner(src0) == osd)
+        if src0 != sp[0] and not lock_wait:
+            continue
+        pending = [(o[4], o[0]) for o in spans
+                   if _owner(o[0]) == osd and o[0] != sp[0] and o[4] <= sp[2]
+                   and _thread(o[0]) in ("msgr", "kv_final") and (o[0], o[4]) not in taken]
+        if pending:
+            end, src = max(pending)
+            out[(sp[0], sp[4])] = src
+            taken.add((src, end))
+    return out
+
+
+#: how the application hands an I/O to the client, per engine: (write, read)
+SUBMIT_CALL = {"rbd": ("(rbd_aio_write)", "(rbd_aio_read)"),
+               "rados": ("(rados_aio_write)", "(rados_aio_read)"),
+               "krbd": ("to /dev/rbdN (a direct block write)", "from /dev/rbdN (a direct block read)"),
+               "cephfs": ("(pwrite on the CephFS file, O_DIRECT)", "(pread on the CephFS file, O_DIRECT)")}
+
+
+def flush_sent(resource: str, cache_flushed: set[str] | None) -> bool:
+    """Whether a flush step on ``resource`` sends FLUSH CACHE (a volatile cache), given the
+    devices that have one (``Explanation.cache_flushed``; None: every device)."""
+    return cache_flushed is None or resource in cache_flushed
+
+
+def op_roles(spans: Sequence[tuple[Any, ...]], other: str = "replica") -> dict[str, str]:
+    """Each OSD's role in this op, by its name (``osd6``): the first OSD the op reaches is
+    its primary, the others replicas (``other``: an EC pool's shards) in the order the op
+    reaches them."""
+    roles: dict[str, str] = {}
+    for sp in sorted(spans, key=lambda x: (x[2], x[3])):
+        head = osd_of(sp[0])
+        if head is not None and head not in roles:
+            roles[head] = "primary" if not roles else f"{other} {len(roles)}"
+    return roles
+
+
+def role_for(resource: str, roles: dict[str, str]) -> str:
+    """The role of the thread or device ``resource`` in the op: its OSD's, else the client's."""
+    if resource.startswith("net ") or resource == "(wait)":
+        return ""
+    osd = osd_of(resource)
+    return "client" if osd is None else roles.get(osd, "client")
+
+
+def describe(steps: list[Step], roles: dict[str, str],
+             nbytes: int, write_mode: str, is_write: bool = True,
+             came_from: dict[tuple[str, int], str] | None = None, engine: str = "rbd",
+             cache_flushed: set[str] | None = None) -> None:
+    """Fill ``Step.what`` with what Ceph does in each step (of a write, or of a read).
+
+    ``came_from`` (from :func:`handed_by`, times since submission) tells apart steps
+    that queue on one shard thread: a replica's reply (handed over by a msgr-worker)
+    from the local commit callback (handed over by kv_final)."""
+    came_from = came_from or {}
+
+    def side(k: int) -> str:  # the role of the thread at step k (a net step has none)
+        return role_for(steps[k].resource, roles) if 0 <= k < len(steps) else ""
+
+    seen_app = False
+    seen_net = False  #: the op has left the client (later app work is the completion)
+    seen_primary_shard = False
+    osd_seen_kv: set[str] = set()
+    kv_writes: dict[str, int] = {}  #: disk writes of each OSD's commit cycle so far
+    for j, s in enumerate(steps):
+        prev = steps[j - 1] if j else None
+        nxt = steps[j + 1] if j + 1 < len(steps) else None
+        role = role_for(s.resource, roles)
+        th = _thread(s.resource)
+        osd = osd_of(s.resource) or ""
+        seen_net = seen_net or s.kind == "net" or bool(osd)
+        if s.kind == "net":
+            a, b = _net_ends(s.resource)
+            ra, rb = side(j - 1), side(j + 1)
+            s.ends = (ra, rb)
+            if ra == "client":
+                w = (f"MOSDOp: the write request and its {nbytes // 1024} KiB travel to the primary"
+                     if is_write else "MOSDOp: the read request travels to the primary")
+            elif rb == "client":
+                w = ("MOSDOpReply: 'committed' travels back to the client" if is_write else
+                     f"MOSDOpReply: the {nbytes // 1024} KiB of data travel back to the client")
+            elif rb.startswith("replica"):
+                w = "MOSDRepOp: the data and PG log entry travel to a replica"
+            elif rb.startswith("shard"):
+                w = ("an EC sub-op (MOSDECSubOpRead, or MOSDECSubOpWrite with its chunk and "
+                     "the PG log entry) travels to a shard")
+            elif ra.startswith("shard"):
+                w = "an EC sub-op reply (the chunk read, or 'committed') travels back to the primary"
+            else:
+                w = "MOSDRepOpReply: the replica's 'committed' travels back to the primary"
+            s.what = f"network {a}->{b}: {w}"
+        elif s.kind == "wait":
+            if "kv_sync" in s.resource:
+                s.what = ("waits for bstore_kv_sync to pick up its transaction (group commit: the "
+                          "previous batch, or a background RocksDB stall, must finish)")
+            else:
+                s.what = ("waits: the PG lock (another op on this PG, or this op's other branch) "
+                          "or a busy thread")
+        elif s.kind == "flush":
+            # a commit cycle writes the WAL, then (Pacific to Squid) BlueFS's log: which one a
+            # flush makes durable follows from the cycle's writes before it
+            n = kv_writes.get(osd, 0)
+            dev = "DB device" if th == "db" else "disk"
+            what = ("the data durable before the RocksDB commit" if n == 0 else
+                    "the RocksDB WAL durable" if n == 1 else
+                    "BlueFS's log (the WAL's new size) durable")
+            if flush_sent(s.resource, cache_flushed):
+                s.what = f"{dev} cache flush (fdatasync): makes {what}"
+            else:  # PLP flash or an HDD with its cache off: no FLUSH command is sent
+                s.what = (f"fdatasync on the {dev}: makes {what} (no volatile cache: the "
+                          "system call only, no flush is sent)")
+        elif s.kind == "write":
+            if osd in osd_seen_kv or write_mode == "deferred":
+                kv_writes[osd] = n = kv_writes.get(osd, 0) + 1
+                dev = "DB device" if th == "db" else "disk"
+                if n == 1:
+                    s.what = f"{dev} write: RocksDB WAL append (BlueFS, O_DIRECT)" + (
+                        "; deferred: the data rides in the WAL" if write_mode == "deferred" else "")
+                else:
+                    s.what = (f"{dev} write: BlueFS log record (the WAL file grew: its new size, "
+                              "_flush_and_sync_log)")
+            else:
+                s.what = "disk write: the data to its final place (direct, aio)"
+        elif s.kind == "read":
+            s.what = "disk read: the data from its place on the device (O_DIRECT)"
+        elif th == "app":
+            s.what = ("fio thread: reaps the completion" if seen_net else
+                      "fio thread: librados Objecter (op_submit): picks the PG and primary "
+                      "OSD, builds the MOSDOp" if seen_app else
+                      f"fio thread: submits the {'write' if is_write else 'read'} "
+                      + SUBMIT_CALL[engine][not is_write])
+            seen_app = True
+        elif th == "librbd":
+            s.what = "librbd: image request -> object -> Objecter picks the PG and primary OSD"
+        elif th == "finisher":
+            s.what = "librados finisher: runs the completion callback"
+        elif th == "kworker":
+            s.what = "kernel client (libceph kworker)"
+        elif th == "msgr":
+            # who takes the message next, and who sent what this worker received: across the
+            # wire (a net step between) or on this host (loopback: the next thread directly)
+            wire_out = nxt is not None and nxt.kind == "net"
+            nh = side(j + 2) if wire_out else side(j + 1)
+            frm = side(j - 2) if prev is not None and prev.kind == "net" else side(j - 1)
+            sending = nh not in ("", role)
+            loop = "" if wire_out else " (loopback: to this host)"
+            if role == "client":
+                s.what = (f"client msgr-worker: encodes MOSDOp, kernel TCP send{loop}" if sending
+                          else "client msgr-worker: TCP receive, decodes the reply")
+            elif sending:
+                s.what = (f"{role} msgr-worker: " + (("sends MOSDOpReply to the client (commit_sent)"
+                                                      if is_write else
+                                                      "sends MOSDOpReply with the data to the client")
+                                                     if nh == "client" else
+                                                     "encodes and sends the MOSDRepOp" if role == "primary"
+                                                     else "sends the reply to the primary"))
+            else:
+                s.what = f"{role} msgr-worker: TCP receive, decodes the message" + (
+                    ", queues the op to its PG's shard (initiated -> queued_for_pg)"
+                    if role == "primary" and frm == "client" else "")
+        elif th == "shard":
+            if role == "primary" and not is_write:
+                if nxt is not None and nxt.kind == "read":
+                    s.what = ("primary op shard (tp_osd_tp): do_op for a read: object context, "
+                              "BlueStore read (onode, extents), submits the device read")
+                elif prev is not None and prev.kind == "read":
+                    s.what = "primary op shard: read complete, builds the reply"
+                else:
+                    s.what = ("primary op shard (tp_osd_tp): do_op for a read: object context, "
+                              "BlueStore read served from the buffer cache (no device I/O), "
+                              "builds the reply")
+            elif role == "primary":
+                origin = _thread(came_from.get((s.resource, s.end), s.resource))
+                first_on_primary = not seen_primary_shard
+                seen_primary_shard = True
+                if first_on_primary:
+                    # every later step depends on do_op, so the path always runs through it,
+                    # however long the op waited for the PG lock before it
+                    s.what = ("primary op shard (tp_osd_tp): do_op, PG log entry, transaction, "
+                              "MOSDRepOps (reached_pg -> waiting for subops)")
+                elif prev is not None and prev.resource == s.resource and origin == "msgr":
+                    # another replica's reply, decoded meanwhile, waited for the PG lock
+                    # (or the thread) that the previous step held
+                    s.what = ("primary op shard: handles the next replica's reply "
+                              "(sub_op_commit_rec), queued behind the previous step")
+                elif prev is not None and prev.resource == s.resource and origin == "kv_final":
+                    s.what = ("primary op shard: commit callback (op_commit), queued behind the "
+                              "previous step on this thread")
+                elif prev is not None and prev.resource == s.resource:
+                    s.what = "primary op shard: BlueStore queue_transaction (local commit)"
+                elif nxt is not None and (nxt.kind == "wait" and "kv_sync" in nxt.resource
+                                        or _thread(nxt.resource) in ("kv_sync", "bstore_aio")
+                                        or nxt.kind == "write"):
+                    s.what = "primary op shard: BlueStore queue_transaction (local commit starts)"
+                elif prev is not None and _thread(prev.resource) == "kv_final":
+                    s.what = "primary op shard: commit callback (op_commit)"
+                elif prev is not None and (prev.kind == "net" or _thread(prev.resource) == "msgr"
+                                           or prev.kind == "wait"):
+                    s.what = "primary op shard: handles the replica's reply (sub_op_commit_rec)"
+                elif prev is not None and _thread(prev.resource) == "shard" and origin == "msgr":
+                    # the other shard thread had the reply already; it waited for the PG lock
+                    # (the commit callback never waits for it: local_commit runs it directly)
+                    s.what = ("primary op shard: handles the other replica's reply "
+                              "(sub_op_commit_rec) once the previous step freed the PG lock")
+                else:
+                    s.what = "primary op shard (tp_osd_tp)"
+            else:
+                if prev is not None and _thread(prev.resource) == "kv_final":
+                    s.what = f"{role} op shard: repop_commit, queues the reply"
+                elif prev is not None and prev.resource == s.resource:
+                    s.what = (f"{role} op shard: BlueStore queue_transaction (submits the "
+                              "transaction to kv_sync)")
+                else:
+                    s.what = f"{role} op shard: do_repop (applies the PG log entry)"
+        elif th == "kv_sync":
+            first = osd not in osd_seen_kv
+            osd_seen_kv.add(osd)
+            if first and nxt is not None and nxt.kind == "flush":
+                s.what = "bstore_kv_sync: takes everything queued as one batch, flushes the data"
+            elif first:
+                s.what = ("bstore_kv_sync: takes everything queued as one batch, applies each "
+                          "transaction to RocksDB (one _txc_apply_kv per txc)")
+            elif prev is not None and prev.kind == "flush" and nxt is not None and nxt.kind == "write":
+                s.what = ("bstore_kv_sync: data flushed; applies each queued transaction to "
+                          "RocksDB (one _txc_apply_kv per txc)" if kv_writes.get(osd, 0) == 0 else
+                          "bstore_kv_sync: WAL flushed; the WAL file grew, so BlueFS writes the "
+                          "new size to its own log")
+            elif prev is not None and prev.kind == "flush" or nxt is not None and nxt.kind == "flush":
+                what = "BlueFS log" if kv_writes.get(osd, 0) > 1 else "WAL"
+                s.what = (f"bstore_kv_sync: {what} flushed, the RocksDB commit completes"
+                          if prev is not None and prev.kind == "flush" else
+                          f"bstore_kv_sync: {what} written, issues the flush")
+            else:
+                s.what = "bstore_kv_sync: RocksDB batch (transactions of everything queued)"
+        elif th in ("bluefs_aio", "bstore_aio"):
+            s.what = "bstore_aio: I/O completion interrupt -> wakes the waiting thread"
+        elif th == "kv_final":
+            s.what = "bstore_kv_final: runs the commit callbacks"
+        else:
+            s.what = s.resource
+
+
+# ------------------------------------------------------------------ the run
+
+
+def explain(path: str | Path, overrides: Sequence[str] | None = None, which: str = "median",
+            seed: int | None = None, ablations: bool = True, jobs: int | None = None,
+            quiet: bool = True) -> Explanation:
+    from cephsim.model.runner import run_scenario
+    from cephsim.scenario.load import load_resolved
+
+    overrides = list(overrides or [])
+    sc, r = load_resolved(path, overrides)
+    if not sc.run.records:
+        r = r.with_run(records=True)
+        sc = r.scenario
+    seed = sc.run.seed if seed is None else seed
+    from cephsim.tools.progress import ProgressBar
+
+    with ProgressBar(2, "explain: run, then trace one op", quiet=quiet) as bar:
+        res = run_scenario(sc, scenario_path=path, seed=seed, resolved=r)
+        bar.advance()
+        a = res.records.arrays()
+        mask = a["is_write"] if a["is_write"].any() else ~a["is_write"]
+        lat_all = a["complete"] - a["submit"]
+        seqs = a["seq"]
+        seq, rank = pick(lat_all[mask], seqs[mask], which)
+        tres = run_scenario(sc, scenario_path=path, seed=seed, resolved=r, trace_ops={seq})
+        bar.advance()
+    tr = tres.records.traces.get(seq)
+    i = int(np.nonzero(seqs == seq)[0][0])
+    if tr is None or tr["complete"] - tr["submit"] != int(lat_all[i]):  # pragma: no cover
+        raise CephsimError.single(f"internal: traced op {seq} differs from the untraced run")
+    submit, complete = int(tr["submit"]), int(tr["complete"])
+    acc = [int(x) for x in tr["acc"]]
+    shared = {**dict.fromkeys(res.cluster.db_disks, "db"),
+              **dict.fromkeys(res.cluster.shared_disks, "disk")}
+    spans = _shared_spans_per_osd(list(tr["spans"]), shared, r.osd_host)
+    steps = critical_path(spans, submit, complete, acc)
+    host_of = {sp[0]: _host_of(sp[0], r.osd_host) for sp in spans}
+    for s in steps:
+        s.host = host_of.get(s.resource, "")
+    # roles by thread, not by host (a host may run the client and an OSD of the op):
+    # the OSDs in the order the op reaches them, everything else the client
+    roles = op_roles(spans, "shard" if r.scenario.pool.type == "erasure" else "replica")
+    parts: dict[str, list[str]] = {}  #: host -> its roles in the op, in order
+    order = sorted(spans, key=lambda x: (x[2], x[3]))
+    client = host_of.get(order[0][0], "client") if order else "client"
+    parts[client] = ["client"]
+    for head, role in roles.items():
+        h = next(host_of[sp[0]] for sp in order if osd_of(sp[0]) == head)
+        parts.setdefault(h, []).append(f"{role}: {head.replace('osd', 'osd.')}")
+    groups: list[tuple[str, str]] = [(h, "; ".join(p)) for h, p in parts.items()]
+    groups.insert(1, ("network", "messages on the wire"))
+    is_write = bool(a["is_write"][i])
+    rel = [(sp[0], sp[1], sp[2] - submit, sp[3] - submit, sp[4] - submit, sp[5]) for sp in spans]
+    # a device's own name and, for one shared by a host's OSDs, the per-OSD name it is shown as
+    cache_flushed = set()
+    for osd in res.cluster.osds.values():
+        for dev, role in ((osd.disk, "disk"), (osd.db, "db" if osd.db is not osd.disk else "disk")):
+            if dev.barrier:
+                cache_flushed.update((dev.name, f"{osd.name}.{role}"))
+    describe(steps, roles, sc.workload.bs, r.ceph.write_mode, is_write, handed_by(rel),
+             sc.workload.engine, cache_flushed)
+    ex = Explanation(scenario=sc.name, path=str(path), seed=seed, which=which, seq=seq,
+                     latency_ns=complete - submit, acc=acc, steps=steps,
+                     spans=rel,
+                     host_of=host_of, groups=groups, rank=rank, mean_n=int(mask.sum()),
+                     mean_acc_sum=[int(x) for x in a["acc"][mask].sum(axis=0)],
+                     mean_lat_sum=int(lat_all[mask].sum()), write_mode=r.ceph.write_mode,
+                     wal_log_sync=r.ceph.wal_log_sync, read_cache_hit=r.ceph.read_cache_hit,
+                     pool_size=sc.pool.size, is_write=is_write, cache_flushed=cache_flushed)
+    ex.baseline_mean_us = ex.mean_lat_sum / ex.mean_n / 1e3
+    ex.latencies_ns = lat_all[mask]
+    from cephsim.formats.report.summary import job_stats
+
+    js = job_stats(res)
+    d = js.write if js.write is not None else js.read
+    ex.baseline_p99_us = d.clat_percentiles[99.0] / 1e3 if d is not None else math.nan
+    if ablations:
+        ex.ablation = run_ablations(path, overrides, sc, r, seed, jobs=jobs, quiet=quiet)
+    return ex
+
+
+# ------------------------------------------------------------------ ablations
+
+
+def ablation_variants(sc: Any, r: Any) -> list[tuple[str, list[str]]]:
+    """(title, overrides) of each what-if, chosen against the scenario as it is."""
+    groups = list(range(len(sc.hosts)))
+    out: list[tuple[str, list[str]]] = []
+
+    def all_groups(field_: str, value: str) -> list[str]:
+        return [f"hosts.{i}.{field_}={value}" for i in groups]
+
+    pinned = all(str(g.tuning.max_cstate).upper() in ("C1", "POLL", "0", "1") for g in sc.hosts)
+    if pinned:
+        out.append(("C-states not pinned (all states)", all_groups("tuning.max_cstate", "null")))
+    else:
+        out.append(("C-states pinned (max_cstate C1)", all_groups("tuning.max_cstate", "C1")))
+    out.append(("idle=poll (max_cstate POLL)", all_groups("tuning.max_cstate", "POLL")))
+    if all(g.tuning.governor == "performance" for g in sc.hosts):
+        out.append(("ondemand governor", all_groups("tuning.governor", "ondemand")))
+    else:
+        out.append(("performance governor", all_groups("tuning.governor", "performance")))
+    speed = max(h.nic.speed_bps for h in r.hosts)
+    mesh = r.network.kind == "mesh"  # no switch to change: the NICs are the whole network
+    if speed <= 10e9:
+        nic = all_groups("nic", "connectx5-25g") + (
+            [] if mesh else ["network.topology.switch=generic-cut-through-25g"])
+        out.append((f"25G NICs{'' if mesh else ' and switch'} (connectx5-25g)", nic))
+    else:
+        nic = all_groups("nic", "generic-10g") + (
+            [] if mesh else ["network.topology.switch=generic-cut-through-10g"])
+        out.append((f"10G NICs{'' if mesh else ' and switch'} (generic-10g)", nic))
+    if sc.ceph.debug_logging == "default":
+        out.append(("debug logging off (0/0)", ["ceph.debug_logging=off"]))
+    else:
+        out.append(("debug logging at defaults", ["ceph.debug_logging=default"]))
+    reads_only = sc.workload.rw in ("read", "randread")
+    if not reads_only:  # a read is served by the primary alone, without a commit
+        if sc.pool.size != 2:
+            out.append(("pool size 2", ["pool.size=2"]))
+        else:
+            out.append(("pool size 3", ["pool.size=3"]))
+        if r.ceph.wal_log_sync:  # Pacific to Squid: what Tentacle's envelope mode saves
+            out.append(("no BlueFS log write (WAL envelope)", ["ceph.wal_log_sync=false"]))
+    if sc.workload.rw not in ("write", "randwrite"):
+        if sc.workload.read_cache == "cold":
+            out.append(("warm read cache", ["workload.read_cache=warm"]))
+        else:
+            out.append(("cold read cache", ["workload.read_cache=cold"]))
+    return out
+
+
+def run_ablations(path: str | Path, overrides: list[str], sc: Any, r: Any, seed: int,
+                  jobs: int | None = None, quiet: bool = True) -> list[dict[str, Any]]:
+    from cephsim.scenario.load import load_resolved
+    from cephsim.tools.sweep import Task, execute
+
+    rows: list[dict[str, Any]] = []
+    tasks = []
+    for title, ov in ablation_variants(sc, r):
+        row: dict[str, Any] = {"variant": title, "set": ov}
+        try:
+            load_resolved(path, overrides + ov)
+        except CephsimError as e:
+            row["error"] = str(e).splitlines()[0]
+            rows.append(row)
+            continue
+        row["task"] = len(tasks)
+        tasks.append(Task(str(path), tuple(overrides + ov), seed))
+        rows.append(row)
+    res = execute(tasks, jobs=jobs, quiet=quiet, what="explain: ablations") if tasks else []
+    for row in rows:
+        if "task" in row:
+            out = res[row.pop("task")]
+            row["mean_us"] = out["mean_us"]
+            row["p99_us"] = out["p99_us"]
+    return rows
+
+
+# ------------------------------------------------------------------ text
+
+
+def _round_parts(parts_ns: Sequence[float], total_ns: float, unit: float = 100.0) -> list[int]:
+    """Largest-remainder rounding of parts to ``unit`` ns so they add up to the rounded total."""
+    total = round(total_ns / unit)
+    raw = [p / unit for p in parts_ns]
+    base = [math.floor(x) for x in raw]
+    short = total - sum(base)
+    order = sorted(range(len(raw)), key=lambda i: raw[i] - base[i], reverse=True)
+    for i in order[:max(0, short)]:
+        base[i] += 1
+    return base
+
+
+def timeline(ex: Explanation, width: int = WIDTH) -> str:
+    """Text Gantt chart: rows per thread/device/network direction, grouped by host."""
+    label_w = 24
+    bar_w = width - label_w - 3
+    total = max(1, ex.latency_ns)
+    per = total / bar_w
+
+    def col(t: int) -> int:
+        return min(bar_w - 1, max(0, int(t / per)))
+
+    crit = {(s.resource, s.start, s.end) for s in ex.steps}
+    rows: dict[str, list[str]] = {}
+    order: dict[str, list[str]] = {}
+    for sp in sorted(ex.spans, key=lambda x: (x[2], x[3])):
+        name = row_name(sp[0])
+        host = ex.host_of.get(sp[0], "")
+        if name not in rows:
+            rows[name] = [" "] * bar_w
+            order.setdefault(host, []).append(name)
+        cells = rows[name]
+        on = (sp[0], sp[2], sp[4]) in crit
+        kind = sp[1]
+        ch = {"cpu": "#", "net": "~", "write": "W", "flush": "F", "read": "R", "wait": "."}[kind]
+        if not on:
+            ch = {"#": "+", "~": "-", "W": "w", "F": "f", "R": "r", ".": " "}[ch]
+        if on and sp[3] > sp[2]:  # queued before it started
+            for c in range(col(sp[2]), col(sp[3])):
+                if cells[c] == " ":
+                    cells[c] = "."
+        a, b = col(sp[3]), max(col(sp[3]) + 1, col(sp[4]))
+        if kind == "wait":
+            a, b = col(sp[2]), max(col(sp[2]), col(sp[4]))
+        for c in range(a, min(b, bar_w)):
+            if on or cells[c] in " .":
+                cells[c] = ch
+    for s in ex.steps:  # gaps (PG lock) drawn on the row of the step that waited
+        if s.kind == "wait" and s.resource == "(wait)":
+            nxt = ex.steps[ex.steps.index(s) + 1] if s is not ex.steps[-1] else None
+            if nxt is not None:
+                name = row_name(nxt.resource)
+                if name in rows:
+                    for c in range(col(s.start), col(s.end)):
+                        if rows[name][c] == " ":
+                            rows[name][c] = "."
+    out = io.StringIO()
+    # ruler
+    step_us = _nice_step(total / 1e3 / 6)
+    ruler = [" "] * bar_w
+    ticks = [" "] * bar_w
+    t_us = 0.0
+    while t_us * 1e3 <= total:
+        c = col(int(t_us * 1e3))
+        lab = f"{t_us:g}"
+        if c + len(lab) <= bar_w:
+            ruler[c:c + len(lab)] = list(lab)
+        ticks[c] = "|"
+        t_us += step_us
+    out.write(f"{'time since submission (us)':<{label_w}} " + "".join(ruler).rstrip() + "\n")
+    out.write(" " * (label_w + 1) + "+" + "".join(ticks)[1:] + "+\n")
+    for host, role in ex.groups:
+        names = order.get(host, [])
+        if not names:
+            continue
+        out.write(f"{host} ({role})"[:width] + "\n")
+        for name in names:
+            short = name.split(".", 1)[1] if name.count(".") and not host == "network" else name
+            if host != "network" and osd_of(name):
+                short = display_name(name)
+            out.write(f"  {short[:label_w - 2]:<{label_w - 2}} |{''.join(rows[name])}|\n")
+    out.write(f"{'':<{label_w}} one column = {per / 1e3:.1f} us\n")
+    out.write("legend: on the critical path  # CPU  ~ network  W disk write  R disk read  "
+              "F disk flush  . waiting\n        in parallel, not on it  + CPU  - network  "
+              "w write  r read  f flush\n")
+    return out.getvalue()
+
+
+def _nice_step(x: float) -> float:
+    if x <= 0:
+        return 1.0
+    e = 10 ** math.floor(math.log10(x))
+    for m in (1, 2, 5, 10):
+        if m * e >= x:
+            return m * e
+    return 10 * e
+
+
+def steps_table(ex: Explanation) -> str:
+    lines = [f"{'#':>3} {'at (us)':>8} {'takes':>8}  {'where':<22} what"]
+    for i, s in enumerate(ex.steps, 1):
+        where = display_name(row_name(s.resource))
+        head = f"{i:>3} {s.start / 1e3:8.1f} {s.dur / 1e3:8.1f}  {where[:22]:<22} "
+        wrapped = textwrap.wrap(s.what, WIDTH - len(head)) or [""]
+        lines.append(head + wrapped[0])
+        lines += [" " * len(head) + w for w in wrapped[1:]]
+    total = sum(s.dur for s in ex.steps)
+    lines.append(f"    {'':>8} {total / 1e3:8.1f}  = the op's latency ({total} ns; "
+                 f"steps add up exactly: {total == ex.latency_ns})")
+    return "\n".join(lines) + "\n"
+
+
+def _us(ns: float) -> str:
+    return f"{ns / 1e3:.1f} us"
+
+
+def _software_lines(st: list[Step], net_ns: int, disk_ns: int, queues: str) -> list[str]:
+    """The software part of the story and the total, the same for writes and reads."""
+    cpu = sum(s.cats[1] for s in st)
+    wake = sum(s.cats[2] for s in st)
+    queue = sum(s.cats[4] for s in st)
+    hand = sum(1 for s in st if s.kind == "cpu")
+    return [
+        f"  software: {_us(cpu)} of CPU work in {hand} thread steps, {_us(wake)} of C-state wake-ups,",
+        f"            {_us(queue)} waiting in queues ({queues})",
+        f"  together: {_us(net_ns + disk_ns + cpu + wake + queue)}, "
+        f"the op's latency (network queueing counted as queueing)",
+    ]
+
+
+def story(ex: Explanation) -> str:
+    """Why this op cost what it did: a write's two round trips, flushes and software; a
+    read's one round trip, device read and software."""
+    if not ex.is_write:
+        return _read_story(ex)
+    st = ex.steps
+    net = [s for s in st if s.kind == "net"]
+    rt1 = [s for s in net if "client" in _roles_of(ex, s)]
+    rt2 = [s for s in net if s not in rt1]
+    disk_w = sum(s.cats[3] for s in st if s.kind == "write")
+    disk_f = sum(s.cats[3] for s in st if s.kind == "flush")
+    nflush = sum(1 for s in st if s.kind == "flush")
+    # a drive without a volatile cache (PLP; an HDD with its cache off) gets no FLUSH command
+    real_flush = not nflush or any(s.kind == "flush" and flush_sent(s.resource, ex.cache_flushed)
+                                   for s in st)
+    replica = next((_net_ends(s.resource)[1] for s in rt2), None)
+    replica = f"{replica} ({dict(ex.groups).get(replica, 'replica')})" if replica else None
+    lines = [
+        f"Why {_us(ex.latency_ns)}?  A replicated write is acknowledged only when every one of the "
+        f"{ex.pool_size} copies",
+        "is on stable storage. So the client sends the write to the primary OSD and waits for its reply",
+        "(network round trip 1); the primary forwards it to the other replicas and waits for their",
+        "replies (round trip 2, in parallel with its own commit); each copy commits through a disk",
+        *(["write and a cache flush; and every step in between is software: a hand-off to another thread",
+           "(a queue, perhaps a C-state wake-up) and CPU work at the core's clock."] if real_flush else
+          ["write and an fdatasync (no volatile write cache, so no flush is sent); and",
+           "every step in between is software: a hand-off to another thread (a queue, perhaps a",
+           "C-state wake-up) and CPU work at the core's clock."]),
+        "For this op, along its critical path:",
+        f"  round trip 1, client <-> primary, on the wire: {_us(sum(s.cats[0] for s in rt1))}",
+    ]
+    if rt2:
+        lines.append(f"  round trip 2, primary <-> {replica} (the last to answer), on the wire: "
+                     f"{_us(sum(s.cats[0] for s in rt2))}")
+    else:
+        lines.append("  round trip 2: none on the critical path (pool size 1, or the local commit "
+                     "was slower)")
+    order = ("deferred: the 4 KiB ride in the RocksDB WAL" if ex.write_mode == "deferred"
+             else "direct data write, then WAL")
+    if ex.wal_log_sync:
+        order += ", then BlueFS's log"
+    syncs = (f"{nflush} flush{'es' * (nflush != 1)}" if real_flush else
+             f"{nflush} fdatasync{'s' * (nflush != 1)} (no flush sent)")
+    disk_line = f"  disk: {_us(disk_w)} writing + {_us(disk_f)} in {syncs} ({order})"
+    if len(disk_line) > 100:  # the report stays within 100 columns
+        disk_line = f"  disk: {_us(disk_w)} writing + {_us(disk_f)} in {syncs}\n        ({order})"
+    lines.append(disk_line)
+    lines += _software_lines(st, sum(s.cats[0] for s in net), disk_w + disk_f,
+                             "busy threads, the PG lock, kv_sync batches")
+    return "\n".join(lines) + "\n"
+
+
+def _read_story(ex: Explanation) -> str:
+    st = ex.steps
+    net = sum(s.cats[0] for s in st if s.kind == "net")
+    disk = sum(s.cats[3] for s in st)
+    nread = sum(1 for s in st if s.kind == "read")
+    h = ex.read_cache_hit
+    cache = ("The cache is cold (workload.read_cache), so every read goes to the device."
+             if h <= 0 else "The cache is warm and holds all the data: no read goes to the device."
+             if h >= 1 else f"The cache is warm and holds {100 * h:.0f} % of the data: that share "
+             "of reads skips the device.")
+    lines = [
+        f"Why {_us(ex.latency_ns)}?  A read is served by the primary OSD alone (the replicas are not",
+        "asked): the client sends the request to the primary and waits for the data (one network",
+        "round trip); the primary reads the object's extents through BlueStore, from its buffer",
+        "cache or with one device read; and every step in between is software: a hand-off to",
+        "another thread (a queue, perhaps a C-state wake-up) and CPU work at the core's clock.",
+        cache,
+        "For this op, along its critical path:",
+        f"  round trip, client <-> primary, on the wire: {_us(net)}",
+        f"  disk: {_us(disk)} in {nread} device read{'s' * (nread != 1)}"
+        + (" (served from BlueStore's buffer cache)" if nread == 0 else ""),
+    ]
+    lines += _software_lines(st, net, disk, "busy threads, the PG lock")
+    return "\n".join(lines) + "\n"
+
+
+def _roles_of(ex: Explanation, s: Step) -> str:
+    """The roles of a network step's two ends, e.g. 'client primary'."""
+    return " ".join(s.ends)
+
+
+def attribution(ex: Explanation) -> str:
+    op = ex.acc
+    mean_parts = [x / ex.mean_n for x in ex.mean_acc_sum]
+    mean_total = ex.mean_lat_sum / ex.mean_n
+    r_op = _round_parts(op, ex.latency_ns)
+    r_mean = _round_parts(mean_parts, mean_total)
+    lines = [f"{'where the time went':<22} {'this op (us)':>14} {'%':>6}   "
+             f"{'mean of ' + str(ex.mean_n) + ' ops (us)':>22} {'%':>6}"]
+    for i, c in enumerate(CATEGORIES):
+        lines.append(f"  {CAT_LABEL[c]:<20} {r_op[i] / 10:>14.1f} {100 * op[i] / ex.latency_ns:>6.1f}   "
+                     f"{r_mean[i] / 10:>22.1f} {100 * mean_parts[i] / mean_total:>6.1f}")
+    lines.append(f"  {'total = latency':<20} {sum(r_op) / 10:>14.1f} {100.0:>6.1f}   "
+                 f"{sum(r_mean) / 10:>22.1f} {100.0:>6.1f}")
+    ok = sum(op) == ex.latency_ns and sum(ex.mean_acc_sum) == ex.mean_lat_sum
+    lines.append(f"  (exact in ns: op {sum(op)} = {ex.latency_ns}; all ops {sum(ex.mean_acc_sum)} = "
+                 f"{ex.mean_lat_sum}: {ok})")
+    return "\n".join(lines) + "\n"
+
+
+def ablation_text(ex: Explanation) -> str:
+    base = ex.baseline_mean_us
+    lines = [f"{'what if (one change, same seed ' + str(ex.seed) + ')':<44} {'mean (us)':>10} "
+             f"{'change':>10} {'%':>7}  {'p99 (us)':>9}",
+             f"  {'the scenario as it is':<42} {base:>10.1f} {'':>10} {'':>7}  "
+             f"{ex.baseline_p99_us:>9.1f}"]
+    for row in ex.ablation:
+        if "error" in row:
+            lines.append(f"  {row['variant']:<42} n/a: {row['error']}"[:WIDTH])
+            continue
+        m = row["mean_us"]
+        lines.append(f"  {row['variant']:<42} {m:>10.1f} {m - base:>+10.1f} "
+                     f"{100 * (m - base) / base:>+6.1f}%  {row['p99_us']:>9.1f}")
+    lines.append("  each row is a full simulation of the same scenario with one change "
+                 "(common random numbers)")
+    return "\n".join(lines) + "\n"
+
+
+def render(ex: Explanation) -> str:
+    head = (f"cephsim explain: {ex.scenario} (seed {ex.seed})\n"
+            f"{ex.rank[0].upper() + ex.rank[1:]}: op {ex.seq}, latency {ex.latency_ns / 1e3:.1f} us\n")
+    rule = "-" * WIDTH + "\n"
+    parts = [head, rule, "Timeline of the op, hop by hop and thread by thread:\n\n", timeline(ex),
+             "\n", rule, "Its critical path, step by step (each step starts where the previous "
+             "one ended):\n\n", steps_table(ex), "\n", rule, story(ex), "\n", rule,
+             "Attribution (critical path; a mean over all measured ops on the right):\n\n",
+             attribution(ex)]
+    if ex.ablation:
+        parts += ["\n", rule, "Ablations: what the mean latency would be with one change\n\n",
+                  ablation_text(ex)]
+    return "".join(parts)
