@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, assert_short_error
 
-from cephsim.tools.calibrate.fit import FitOptions
 from cephsim.errors import CephsimError
+from cephsim.tools.calibrate.fit import FitOptions
 
 SCEN = ROOT / "scenarios" / "mako-reef-qd1.yaml"
 FIX = ROOT / "tests" / "fixtures"

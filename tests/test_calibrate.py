@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from cephsim.cli import app
+from cephsim.errors import CephsimError
+from cephsim.model.software import software_table
 from cephsim.tools.calibrate.cases import Case, Target, load_case
 from cephsim.tools.calibrate.fit import FitOptions, calibrate
 from cephsim.tools.calibrate.netfit import netfit
 from cephsim.tools.calibrate.objective import prepare, simulate
 from cephsim.tools.calibrate.params import Param, parse_params, set_values
-from cephsim.cli import app
-from cephsim.errors import CephsimError
-from cephsim.model.software import software_table
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "calibration" / "cases"

@@ -15,10 +15,10 @@ import pytest
 from pydantic import ValidationError
 from typer.testing import CliRunner
 
-from cephsim.tools.calibrate.flushfit import fit_per_unit, load_sweeps, replay_sync_sweep
 from cephsim.catalog.load import load_catalog
 from cephsim.catalog.models import DiskModel
 from cephsim.cli import app
+from cephsim.tools.calibrate.flushfit import fit_per_unit, load_sweeps, replay_sync_sweep
 
 SWEEPS = Path(__file__).resolve().parent.parent / "calibration" / "consumer-flush" / "sweeps.yaml"
 SOURCE, DRIVES = load_sweeps(SWEEPS)

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from cephsim.cli import app
+from cephsim.scenario.load import load_scenario
 from cephsim.tools.calibrate import corpus
 from cephsim.tools.calibrate.cases import Case, Target, load_cases
 from cephsim.tools.calibrate.corpus import RELEASES, TAU, CaseData, Emulator, joint_fit
-from cephsim.cli import app
-from cephsim.scenario.load import load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "calibration" / "cases"
@@ -203,8 +203,8 @@ def test_a_release_ratio_ties_two_releases_and_leaves_with_its_cluster() -> None
 
 
 def test_the_shipped_release_ratios_load_and_bad_ones_are_located(tmp_path: Path) -> None:
-    from cephsim.tools.calibrate.corpus import load_ratios
     from cephsim.errors import CephsimError
+    from cephsim.tools.calibrate.corpus import load_ratios
 
     rs = load_ratios(ROOT / "calibration" / "release-ratios.yaml")
     assert {(r.a, r.b) for r in rs} == {("pacific", "quincy"), ("quincy", "reef"),

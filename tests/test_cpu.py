@@ -9,7 +9,13 @@ from conftest import ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cephsim.model.components.cpu import ONDEMAND_PERIOD_NS, PACKAGE_WINDOW_NS, CoreSet, Package, Thread
+from cephsim.model.components.cpu import (
+    ONDEMAND_PERIOD_NS,
+    PACKAGE_WINDOW_NS,
+    CoreSet,
+    Package,
+    Thread,
+)
 from cephsim.model.runner import run_scenario
 from cephsim.scenario.load import load_resolved
 

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from cephsim.formats.report.render import render_run
 from cephsim.model.runner import run_scenario
-from cephsim.scenario.load import load_scenario
 from cephsim.model.writepath import ec_plan
+from cephsim.scenario.load import load_scenario
 
 EC = ROOT / "scenarios" / "ec-vs-replica.yaml"
 FEW = settings(max_examples=4, deadline=None, database=None, derandomize=False,

@@ -97,8 +97,8 @@ def test_the_story_of_a_read_adds_up() -> None:
 def test_a_read_from_a_warm_cache_has_no_device_read() -> None:
     """With the data in BlueStore's buffer cache the shard step serves the read itself, the
     story says so, and the ablation offers the cold cache (and no write-only knobs)."""
-    from cephsim.tools.explain import ablation_variants
     from cephsim.scenario.load import load_resolved
+    from cephsim.tools.explain import ablation_variants
 
     qs = str(ROOT / "scenarios" / "quickstart.yaml")
     ov = ["workload.rw=randread", "workload.read_cache=warm", "workload.image_size=1GiB",
@@ -225,8 +225,8 @@ def test_a_reply_that_waited_for_the_pg_lock_is_named_by_its_messenger() -> None
 
 def test_from_pacific_an_ablation_drops_the_bluefs_log_write() -> None:
     """The what-if of Ceph 20's WAL envelope mode is offered where there is a log write."""
-    from cephsim.tools.explain import ablation_variants
     from cephsim.scenario.load import load_resolved
+    from cephsim.tools.explain import ablation_variants
 
     quick = str(ROOT / "scenarios" / "quickstart.yaml")
     for sets, offered in (([], True), (["ceph.release=octopus"], False),

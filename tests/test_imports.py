@@ -1,4 +1,4 @@
-"""The package's import graph has no cycles, counting imports inside functions too (a
+"""The package's layout: its import graph has no cycles, counting imports inside functions too (a
 function-local import that closes a cycle only hides it), and the layers stay in order."""
 
 from __future__ import annotations
@@ -136,3 +136,13 @@ def test_layers_import_downwards_only() -> None:
             if lm is not None and lt is not None and lt > lm:
                 up.append(f"{m} -> {t}")
     assert not up, "imports from a lower layer into a higher one: " + ", ".join(sorted(up))
+
+
+def test_module_docstrings_are_short() -> None:
+    """A module says what it is in a few lines; the narrative lives in docs/model.md."""
+    long = []
+    for m, p in _modules().items():
+        doc = ast.get_docstring(ast.parse(p.read_text("utf-8")), clean=False)
+        if doc and doc.count("\n") + 1 > 30:
+            long.append(f"{m} ({doc.count(chr(10)) + 1} lines)")
+    assert not long, "module docstrings over 30 lines: " + ", ".join(long)

@@ -155,9 +155,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Leave-one-cluster-out: predict each published cluster from a joint fit on the others."""
         try:
+            from cephsim.formats.output import check_outputs, write_atomic
             from cephsim.tools.calibrate.accuracy import case_files, replace_block, run_accuracy
             from cephsim.tools.calibrate.cases import load_cases
-            from cephsim.formats.output import check_outputs, write_atomic
 
             paths = case_files(files)
             cases = load_cases(list(paths))

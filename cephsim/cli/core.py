@@ -73,12 +73,12 @@ def run(scenario: ScenarioArg, seed: SeedOpt = None, set_: SetOpt = None,
     """Simulate a scenario and print a fio-style report (or fio-compatible JSON)."""
     try:
         from cephsim.formats.output import check_outputs
-        from cephsim.tools.progress import ProgressBar
         from cephsim.formats.report.render import render_run
         from cephsim.model.resolve import profile_path
         from cephsim.model.runner import progress_total, run_scenario
         from cephsim.scenario.load import load_resolved
         from cephsim.scenario.schema import run_warnings
+        from cephsim.tools.progress import ProgressBar
 
         sc, resolved = load_resolved(scenario, set_)
         profile = profile_path(sc, scenario)  # nor may -o replace the profile it reads
@@ -175,9 +175,9 @@ def init(source: Annotated[Path, typer.Option("--from", help="Directory of colle
          yes: Annotated[bool, typer.Option("--yes", "-y", help="Take the guesses without asking (they are listed in the file's header either way).")] = False) -> None:
     """Write a scenario for an existing cluster from what its operator can collect."""
     try:
+        from cephsim.formats.output import check_outputs
         from cephsim.tools.init.build import build
         from cephsim.tools.init.collect import read_dir
-        from cephsim.formats.output import check_outputs
 
         if output is not None:
             check_outputs({"--output": output})

@@ -97,8 +97,8 @@ def register(app: typer.Typer) -> None:
                 output: OutOpt = None, quiet: QuietOpt = False) -> None:
         """Side by side: IOPS and latency, differences with confidence intervals, and the stages behind them."""
         try:
-            from cephsim.tools.compare import compare as do_compare
             from cephsim.formats.output import check_outputs
+            from cephsim.tools.compare import compare as do_compare
 
             _check_scheduler(executor, scheduler)
             check_outputs({"--output": output}, list(scenarios))
@@ -117,8 +117,8 @@ def register(app: typer.Typer) -> None:
                     output: OutOpt = None) -> None:
         """Compare a simulated result with a measured fio result, side by side."""
         try:
-            from cephsim.tools.compare import compare_fio as do
             from cephsim.formats.output import check_outputs
+            from cephsim.tools.compare import compare_fio as do
 
             check_outputs({"--output": output}, [simulated, measured])
 
@@ -138,9 +138,9 @@ def register(app: typer.Typer) -> None:
                 jobs: JobsOpt = None, output: OutOpt = None, quiet: QuietOpt = False) -> None:
         """The life of one simulated write, where its time went, and what each knob is worth."""
         try:
+            from cephsim.formats.output import check_outputs
             from cephsim.tools.explain import explain as do
             from cephsim.tools.explain import render
-            from cephsim.formats.output import check_outputs
 
             _plot_suffix(plot)
             _plot_suffix(latency_plot, "--latency-plot")

@@ -17,11 +17,11 @@ from typing import Any
 
 from cephsim.catalog.load import load_catalog
 from cephsim.catalog.models import CPUModel, CState, DiskModel, NICModel, SwitchModel
+from cephsim.errors import CephsimError
 from cephsim.model.debuglog import levels as debug_levels
 from cephsim.model.debuglog import lines_per_stage
-from cephsim.errors import CephsimError
-from cephsim.scenario.schema import CPUTuning, Netem, Scenario, TcpSettings, VirtualMachine
 from cephsim.model.software import ReleaseCosts, release_costs
+from cephsim.scenario.schema import CPUTuning, Netem, Scenario, TcpSettings, VirtualMachine
 from cephsim.units import format_size, format_span
 
 #: (op shards, threads per shard) for SSD and HDD: osd_op_num_shards_{ssd,hdd} and

@@ -19,18 +19,18 @@ import numpy as np
 import simpy
 
 from cephsim import __version__
-from cephsim.model.components.cluster import Cluster
-from cephsim.model.engine.draw import Sampler
-from cephsim.model.engine.draw import Jitter as _Jitter
-from cephsim.model.engine.kernel import Kernel
 from cephsim.errors import CephsimError
 from cephsim.metrics.records import Recorder
+from cephsim.model.components.cluster import Cluster
+from cephsim.model.engine.draw import Jitter as _Jitter
+from cephsim.model.engine.draw import Sampler
+from cephsim.model.engine.kernel import Kernel
 from cephsim.model.resolve import Resolved, resolve
 from cephsim.model.rng import Streams
-from cephsim.scenario.schema import Scenario
-from cephsim.units import format_duration
 from cephsim.model.workload import Workload
 from cephsim.model.writepath import Op, Protocol
+from cephsim.scenario.schema import Scenario
+from cephsim.units import format_duration
 
 
 @dataclass

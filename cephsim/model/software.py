@@ -18,8 +18,8 @@ from typing import Annotated, Any, Iterable, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ruamel.yaml import YAML
 
-from cephsim.model.dists import DistSpec
 from cephsim.errors import CephsimError
+from cephsim.model.dists import DistSpec
 
 #: a CPU cost in kilocycles: finite and not negative
 Kcycles = Annotated[float, Field(ge=0, allow_inf_nan=False)]

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import Any, Callable, Generator
 
+from cephsim.metrics.trace import TracedAcc
 from cephsim.model.components.cluster import ClientJob, Cluster
 from cephsim.model.components.placement import object_pg
 from cephsim.model.engine.kernel import Join, Kernel
-from cephsim.metrics.trace import TracedAcc
 from cephsim.model.writepath import Op, Protocol
 
 

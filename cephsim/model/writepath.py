@@ -1,67 +1,6 @@
 """The replicated write (and read) protocol, as readable kernel processes.
 
-This module tells the story of one client I/O, thread by thread, following
-Ceph's code: librbd and the Objecter (``src/osdc/Objecter.cc``), the messenger
-(``src/msg/async/ProtocolV2.cc``), the OSD's fast dispatch and sharded op queue
-(``OSD::ms_fast_dispatch``, ``OSD::ShardedOpWQ`` in ``src/osd/OSD.cc``), the PG
-(``src/osd/PrimaryLogPG.cc``, ``src/osd/ReplicatedBackend.cc``) and BlueStore's
-transaction state machine and kv threads (``BlueStore::_txc_state_proc``,
-``_kv_sync_thread``, ``_kv_finalize_thread`` in ``src/os/bluestore/BlueStore.cc``).
-Each ``yield t`` hands control back to the kernel until time ``t``; each
-``thread.run(...)`` is a hand-off to a (possibly sleeping) thread, which may
-pay a C-state wake-up; each ``disk.*`` and ``path.transfer`` is a device I/O
-or a network message.
-
-Every step adds its time to the op's accumulator ``acc = [network, cpu, wake,
-disk, queue]`` (ns).  Where the path forks (replicas in parallel with the
-local commit) each branch gets a copy; the join continues with the copy of the
-branch that arrived last, so the accumulator always sums *exactly* to the
-op's latency along its critical path.
-
-Concurrency (what serialises or batches work when many ops are in flight):
-
-- PG lock: ops of one PG serialise on it (``OSD.pg_lock``): an op dequeued by a
-  shard thread starts when the PG's previous holder released it.  Sequential
-  4 KiB writes of one job fall in the same 4 MiB object, i.e. the same PG, and
-  therefore serialise there (real behaviour of fio ``rw=write`` on librbd).
-- Op shards x threads per shard, messenger workers per connection: threads are
-  FIFO servers on a host's (or the OSDs' cpuset's) cores (``components/cpu``).
-- kv_sync group commit: everything queued during the previous cycle commits
-  in one batch (one data flush, one WAL write, one WAL flush; from Pacific to
-  Squid also one BlueFS log write and flush, because RocksDB >= 6.8 no longer
-  recycles WAL files and every append grows the file: ``resolve.WAL_RECYCLED``;
-  Tentacle's WAL envelope mode drops it again: ``resolve.WAL_ENVELOPE``).  The batch's
-  flushes and WAL write are shared, but each txc is still applied to RocksDB
-  on its own (``_txc_apply_kv``, stage ``osd.kv_apply``) by the one kv_sync
-  thread: its cost grows with the batch and caps an OSD's commit rate.
-- A separate DB device (``osds.db_disk``, block.db; ``OSD.db``, shared by several
-  OSDs): the WAL append and fsync, BlueFS's log and the RocksDB background bytes
-  go there; data writes, deferred writes' final place and reads stay on the data
-  disk.  The data disk is flushed when the cycle wrote data to it, or (separate
-  DB device only) when deferred writes have completed since the last cycle.
-- BlueStore throttles (``bluestore_throttle_bytes`` 64 MiB, deferred
-  ``+128 MiB``; each txc costs its bytes plus ``bluestore_throttle_cost_per_io``
-  4000 SSD / 670000 HDD; ``src/common/options/global.yaml.in``, BlueStoreThrottle
-  in ``src/os/bluestore/BlueStore.h``): a txc that does not fit waits
-  in queue_transactions until kv_sync releases the kv throttle (after applying a
-  batch, before its sync) or deferred writes complete.  64 MiB / 8 KiB per SSD
-  txc is ~8000 txcs: never binding at qd 1; on HDD ~100 (kv) / ~300 (deferred)
-  txcs per OSD.  Simplification: the waiting txc does not hold its shard thread.
-- Deferred writes (HDD; Nautilus <14.2.8 SSD) are applied later in batches of
-  ``bluestore_deferred_batch_ops`` (64 HDD / 16 SSD) or when the deferred
-  throttle is past its midpoint (``BlueStore::_deferred_queue`` /
-  ``deferred_try_submit``); they release the deferred throttle
-  when their device writes complete.
-- RocksDB background writes: each committed txc also puts ``KV_TXC_BYTES`` of
-  metadata into RocksDB, rewritten ``ROCKSDB_WRITE_AMP`` times by memtable
-  flushes and compaction.  Off every op's path; on a drive with a volatile cache
-  (no PLP) they are dirty data the next flush must program
-  (:meth:`~cephsim.model.components.disk.Disk.background`); PLP drives are unaffected.
-
-Op-tracker event times (``initiated``, ``queued_for_pg``, ``reached_pg``,
-``started``, ``waiting for subops``, ``op_commit``, ``sub_op_commit_rec``,
-``commit_sent``, ``done``) are recorded at the primary, named as in Ceph's
-``dump_historic_ops``.
+The full account: docs/model.md, "Inside the model", `cephsim.model.writepath`.
 """
 
 from __future__ import annotations
@@ -69,12 +8,12 @@ from __future__ import annotations
 import math
 from typing import Any, Generator
 
+from cephsim.metrics.trace import TracedAcc, fork
 from cephsim.model.components.cluster import OSD, ClientJob, Cluster
 from cephsim.model.components.cpu import Thread
 from cephsim.model.components.disk import Disk
 from cephsim.model.engine.draw import Coin, Jitter
 from cephsim.model.engine.kernel import Join, Kernel
-from cephsim.metrics.trace import TracedAcc, fork
 
 # header bytes of the messages (MOSDOp, MOSDRepOp carrying the transaction and
 # log entry, replies), from the msgr2 frame layout plus typical encodings

@@ -1,37 +1,6 @@
 """Monitor Paxos: ``src/mon/Paxos.cc``.  Mixed into ``Monitor``.
 
-Time is integer nanoseconds.  Values are represented by their encoded size (bytes) plus the
-client writes they carry; what matters for timing is how long a value takes to cross a TCP
-connection (:mod:`cephsim.monitors.links`).
-
-Modelled: ``leader_init`` -> ``collect`` (COLLECT, collect timeout
-``mon_accept_timeout_factor × mon_lease``) -> LAST from *all* quorum peers, carrying any
-accepted-but-uncommitted value -> re-propose it with ``begin`` or ``extend_lease``;
-``peon_init`` arms the peon lease timeout; ``propose_pending`` after
-``paxos_propose_interval`` since the last commit (``paxos_min_wait`` minimum) cancels all
-Paxos timers, BEGIN (value) -> peon drops its lease, writes synchronously, ACCEPT -> leader
-commits only with every ACCEPT (accept timeout ``mon_accept_timeout_factor × mon_lease``),
-COMMIT (carries the value again) + ``extend_lease``; LEASE (absolute expiry) every
-``mon_lease_renew_interval_factor × mon_lease``, LEASE_ACK, leader lease-ack timeout armed only
-if none pending, peon lease timeout re-armed on every accepted LEASE; any of these timeouts
--> ``bootstrap()``.  Readability = in quorum, Paxos active/updating, lease valid (leader: own
-``lease_expire``); writeability = leader, active, lease valid.
-
-Which 10 s timer trips first during a slow update [source: ``Paxos.cc``]: the peon's lease
-timeout is re-armed only by ``handle_lease`` (and ``peon_init``), never by ``handle_begin``
-or ``handle_commit``; the leader cancels its renew event when it proposes and sends the next
-LEASE only after the commit, behind a COMMIT that carries the value again
-(``commit_finish``).  So the peon's chain -- time since its last LEASE + BEGIN transfer +
-ACCEPT + COMMIT transfer -- is longer than the leader's accept chain (BEGIN -> all ACCEPTs)
-under the same 10 s budget, and with values of about 3 RTTs (3200 ms RTT) the peon lease
-timeout trips while the accept timeout does not.  (Counting round trips against the timers
-points at the accept timeout for 3200 ms; it is the second timer to go, for values of >= 4
-RTTs.)
-
-Simplified: proposal numbers are a counter (the leader's pn always wins); a peon whose
-``last_committed`` lags is brought up to date by the leader during recovery (share_state,
-sized as the missing values); the store is a fixed synchronous latency; service
-``refresh`` and trimming cost nothing.
+The full account: docs/model.md, "Inside the model", `cephsim.monitors.paxos`.
 """
 
 from __future__ import annotations

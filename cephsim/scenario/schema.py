@@ -31,9 +31,9 @@ from pydantic import (
 )
 
 from cephsim.catalog.models import CPUModel, DiskModel, NICModel, SwitchModel
+from cephsim.model.software import Kcycles
 from cephsim.monitors.spec import ClientCommand, MonThresholds, TimerOptions
 from cephsim.monitors.spec import ProposalWorkload as MonWorkload
-from cephsim.model.software import Kcycles
 from cephsim.units import (
     DAY_NS,
     PERCENT_JSON,

@@ -1,37 +1,6 @@
 """Parameter sweeps: a grid of scenario variants, each run with K seeds, in parallel.
 
-A sweep is a scenario plus *axes*: dotted field paths with a list of values
-(``--set hosts.osd.netem.delay=0ms,40ms,160ms``, or a ``sweep:`` block at the
-top of the scenario file, see below).  The grid is every combination of the
-axes' values (the first axis varies slowest); every grid *point* is run with
-``K`` seeds: ``seed_k = base + k`` for ``k = 0..K-1`` where ``base`` is
-``run.seed`` (or ``--seed``), so seed 0 of a point reproduces
-``cephsim run SCENARIO --set ... --seed base`` exactly.  Because every
-component draws from its own named random stream, the points share common
-random numbers seed by seed.
-
-Every point is loaded and resolved before anything runs, so a sweep with an
-unknown field, an empty value list or a value that is invalid at one grid
-point fails at once, naming the point.
-
-One *task* is one point with one seed: ``(scenario path, overrides, seed)``,
-plain picklable data run by :func:`run_task`, so tasks can go to the standard
-library's process pool (``executor="local"``, all cores by default) or to a
-Dask cluster (``executor="dask"``, through
-``distributed.Client(address).get_executor()``).  Results are collected by
-task index, so the numbers do not depend on the executor, the number of
-workers or the completion order.
-
-The ``sweep:`` block (part of the scenario schema; ``cephsim run`` ignores it)::
-
-    sweep:
-      seeds: 3                       # optional, default 1 (``--seeds`` wins)
-      set:
-        hosts.osd.netem.delay: [0ms, 40ms, 160ms]
-        pool.size: [1, 2, 3]
-
-``--set`` axes on the command line are added to the block's axes (the same
-path on the command line replaces the block's values).
+The full account: docs/model.md, "Inside the model", `cephsim.tools.sweep`.
 """
 
 from __future__ import annotations

@@ -14,7 +14,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from cephsim.formats.readers import fio_json, fio_text, historic_ops, perf_dump, ping, qperf, rados_bench
+from cephsim.formats.readers import (
+    fio_json,
+    fio_text,
+    historic_ops,
+    perf_dump,
+    ping,
+    qperf,
+    rados_bench,
+)
 from cephsim.formats.readers.common import ReaderError, read_text
 from cephsim.formats.readers.model import Measurement
 

@@ -37,7 +37,13 @@ from cephsim.formats.readers.common import (
     to_ns,
     warn,
 )
-from cephsim.formats.readers.model import FioDirection, FioJob, FioMeasurement, LatencyBucket, LatencyStats
+from cephsim.formats.readers.model import (
+    FioDirection,
+    FioJob,
+    FioMeasurement,
+    LatencyBucket,
+    LatencyStats,
+)
 
 _JOB_RE = re.compile(r"^(?P<name>\S.*?):\s*\(groupid=(?P<g>\d+),\s*jobs=(?P<j>\d+)\)")
 _DIR_RE = re.compile(r"^\s*(?P<dir>read|write|trim|mixed)\s*:\s*(?P<rest>(?:IOPS|iops|io)=.*)$")

@@ -1,42 +1,7 @@
 """Reader for ``ceph daemon osd.N dump_historic_ops`` (and ``..._by_duration``,
 ``dump_historic_slow_ops``, ``dump_ops_in_flight``).
 
-Quirks handled:
-
-- Layouts: current ``{"size", "duration", "ops": [{"description",
-  "initiated_at", "duration", "type_data": {"flag_point", "events": [{"event",
-  "time", "duration"}]}}]}``; older (FileStore era) ``type_data`` is a *list*
-  ``[flag_point, {client, tid}, [events]]`` with ``"num to keep"``/``"Ops"``
-  headers and naive local times; Crimson ops have ``detail`` maps instead.
-- Duplicate JSON keys (Crimson's repeated ``blocking_event``) are not lost:
-  an ``object_pairs_hook`` keeps every value (``key#2``...) and each
-  repetition is reported as a warning.
-- Times: ISO with ``+0000`` offset, or ``2017-10-13 16:04:19.121867`` (naive);
-  ``0.000000`` placeholders are unreadable times.  Per-event ``duration``
-  fields can be garbage (``4294967295.99`` unsigned wrap) so stage durations
-  are recomputed from the timestamps and clamped at zero.
-- Event names carry data (``waiting for subops from 9,17``,
-  ``sub_op_commit_rec from 41``): milestones are matched by prefix; the last
-  ``sub_op_commit_rec`` (slowest replica) is the one that gates ``commit_sent``.
-
-Refused, at the field's line and column: a ring ``size``/``num to keep`` that is
-not a whole number >= 0, a ring or op ``duration`` that is negative, out of range
-or not a number (a string, ``null``, ``true``; bare ``NaN``/``Infinity`` are not
-JSON).  A milestone (below) whose time is earlier than a milestone listed before it
-in the same op gets a warning and that op no stages: the OSD appends them as the op
-moves on, so time going backwards means a clock step (or an edited file), and the
-stages would be wrong; one stepped op does not make the rest of the dump unusable.
-Only ``op_commit`` and ``sub_op_commit_rec`` may interleave (the local commit and
-the replicas' acks are marked by different threads); other events are not checked
-(``throttled``/``header_read``/``all_read``/``dispatched`` carry the messenger's
-earlier stamps).  An op ``duration`` of 10^6 s or more (an
-unsigned wrap) is ignored with a warning and recomputed from the events.
-Truncated JSON is an error (see :func:`~cephsim.formats.readers.common.json_documents`).
-
-Per op, ``stages`` maps ``"a -> b"`` to the time between consecutive
-milestones (``initiated``, ``queued_for_pg``, ``reached_pg``, ``started``,
-``waiting for subops from``, ``op_commit``, ``sub_op_commit_rec``,
-``commit_sent``, ``done``) in time order.
+The full account: docs/model.md, "Inside the model", `cephsim.formats.readers.historic_ops`.
 """
 
 from __future__ import annotations

@@ -24,7 +24,14 @@ import re
 from pathlib import Path
 
 from cephsim.errors import Problem
-from cephsim.formats.readers.common import TIME_UNITS_NS, ReaderError, parse_decimal, read_text, to_ns, warn
+from cephsim.formats.readers.common import (
+    TIME_UNITS_NS,
+    ReaderError,
+    parse_decimal,
+    read_text,
+    to_ns,
+    warn,
+)
 from cephsim.formats.readers.model import NetLatencyMeasurement, PingSummary
 
 _SUMMARY_RE = re.compile(r"^\s*(?:rtt|round-trip)\s+(?P<labels>min/avg/max(?:/\w+)?)\s*=\s*"

@@ -24,7 +24,14 @@ import re
 from pathlib import Path
 
 from cephsim.errors import Problem
-from cephsim.formats.readers.common import TIME_UNITS_NS, ReaderError, parse_decimal, read_text, to_ns, warn
+from cephsim.formats.readers.common import (
+    TIME_UNITS_NS,
+    ReaderError,
+    parse_decimal,
+    read_text,
+    to_ns,
+    warn,
+)
 from cephsim.formats.readers.model import NetLatencyMeasurement, QperfResult
 
 _TEST_RE = re.compile(r"^\s*(?P<test>(?:tcp|udp|sctp|rds|sdp|rc|uc|ud|xrc)_[a-z_]+):\s*$")

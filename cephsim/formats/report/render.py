@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from cephsim.formats.report.fio_json import dumps_fio_json
 from cephsim.formats.report.fio_text import fio_text
-from cephsim.formats.report.summary import breakdown_text, job_stats, result_document, saturation_text
+from cephsim.formats.report.summary import (
+    breakdown_text,
+    job_stats,
+    result_document,
+    saturation_text,
+)
 from cephsim.model.runner import RunResult
 
 

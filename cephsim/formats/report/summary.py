@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 
 from cephsim import __version__
-from cephsim.metrics.records import CATEGORIES
 from cephsim.formats.report.fio_json import fio_json, format_bs
 from cephsim.formats.report.fio_stats import DirectionStats, JobStats
+from cephsim.metrics.records import CATEGORIES
 from cephsim.model.resolve import resolved_dict
 from cephsim.model.runner import RunResult
 

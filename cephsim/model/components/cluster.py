@@ -17,8 +17,7 @@ from cephsim.model.components.disk import Disk
 from cephsim.model.components.network import Hop, Impairment, Path, Port, TcpWindow
 from cephsim.model.components.placement import acting_sets
 from cephsim.model.dists import Normal, Uniform
-from cephsim.model.engine.draw import Sampler
-from cephsim.model.engine.draw import fixed
+from cephsim.model.engine.draw import Sampler, fixed
 from cephsim.model.resolve import HostConfig, Resolved
 from cephsim.model.rng import Streams, stable_hash
 

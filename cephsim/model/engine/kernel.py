@@ -1,38 +1,6 @@
 """A light-weight process kernel on top of SimPy's clock.
 
-Why: one replicated write crosses ~60 thread hand-offs, device I/Os and
-network hops.  As plain SimPy processes that is ~60 events per write, which
-caps the simulator at a few thousand writes per second.  Most of those steps
-cannot interact with anything else: at queue depth 1 nothing else happens
-between them.  The kernel exploits that *exactly*:
-
-- Model processes are Python generators that ``yield`` the absolute time
-  (integer ns) at which they want to continue, or a :class:`Join` to wait for
-  forked branches.
-- Pending continuations sit in the kernel's own heap, ordered by
-  ``(time, sequence)``.  One SimPy event (priority 2, i.e. after ordinary
-  events of the same instant) wakes the kernel at the earliest of them.
-- **Fast path:** a continuation whose time is strictly earlier than every
-  other pending SimPy event and every other kernel continuation is run at
-  once, without an event.  Nothing can happen in between, so the result is
-  the same as scheduling it: every shared resource is still touched in time
-  order.  ``Kernel(fast=False)`` disables this and runs one SimPy event per
-  step; the test suite checks that both give bit-identical results.
-
-- **Inline continuation:** the same test, made by the process itself before it
-  yields: ``if k.must_yield(t): yield t``.  The kernel keeps ``horizon``, the
-  earliest time at which anything but the running process could happen (the
-  next kernel continuation, or the next foreign SimPy event); a process whose
-  next step is earlier just goes on, saving a generator round trip through the
-  kernel.  It is the fast path's own condition, evaluated where it is cheaper,
-  so results are unchanged (and ``steps`` still counts every step).
-
-Model code reads the current time as ``kernel.now`` (not ``env.now``, which
-lags behind during a fast-path run) and calls resources with explicit times.
-SimPy processes (background work, timers) may run beside the kernel and use
-the same resources at ``env.now``.  Kernel processes must not schedule SimPy
-events themselves (they talk to SimPy processes through shared state): the
-horizon assumes SimPy's queue does not change while the kernel runs.
+The full account: docs/model.md, "Inside the model", `cephsim.model.engine.kernel`.
 """
 
 from __future__ import annotations

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
+from cephsim.errors import CephsimError
 from cephsim.tools.calibrate.cases import Case
 from cephsim.tools.calibrate.corpus import Validation, cross_validate, load_ratios
-from cephsim.errors import CephsimError
 
 DEFAULT_CASES = Path("calibration/cases")
 #: release-against-release evidence, used with the default corpus
@@ -62,9 +62,9 @@ def run_accuracy(cases: list[Case], paths: list[Path], seeds: int, ios: int, job
 
 def replace_block(path: Path, lines: list[str]) -> str:
     """The text of ``path`` with the generated accuracy block replaced by ``lines``."""
+    from cephsim.formats.readers.common import read_text
     from cephsim.tools.provenance import closing
     from cephsim.tools.provenance import replace_block as replace
-    from cephsim.formats.readers.common import read_text
 
     text = read_text(path)
     try:

@@ -1,37 +1,6 @@
 """Calibration case files.
 
-A case pairs one scenario with measurements taken on the cluster it models::
-
-    name: wido-2019
-    description: ...
-    cluster: wido-2019                                 # cases of one cluster share it
-    corpus: qd1                                        # qd1 (cross-validated) or load
-    written: 2026-11-26                                # assumptions written before the first run
-    assumptions: ["fio on a separate client host", ...]
-    scenario: ../../scenarios/wido-2019-nautilus.yaml   # relative to the case file
-    set: [ceph.release=quincy]                         # optional --set overrides
-    direction: write                                   # fio direction compared (default write)
-    measurements:
-      - file: ../wido-2019/fio-normal.txt              # any file `cephsim inspect` reads
-        source: "seed 000, ..."                        # where the file comes from (required)
-        job: 0                                         # fio job block (default 0)
-        stats: [lat.mean, clat.p50, clat.p99, clat.p99.9]
-      - values: {lat.mean: 421us, clat.p99: 465us}     # published figures without a file
-        source: "https://..."
-        quote: "the source's own words that give the figures"
-    reference:                                         # kept with the case, not fitted
-      - {file: ../x/ping.txt, source: "...", note: "why it is not fitted"}
-    sigma: {clat.p99.9: 0.3}                           # optional: relative tolerance per stat
-
-Statistics: ``lat.mean``, ``clat.mean``, ``slat.mean``, ``lat.pNN`` /
-``clat.pNN`` (fio percentiles, e.g. ``clat.p99.9``) and ``iops``.
-Measured values are finite and > 0 (a latency with its unit, IOPS a plain
-number), percentiles strictly between 0 and 100, ``sigma`` values numbers > 0
-for statistics the case measures; unknown keys are refused.
-A missing scenario makes the case *skipped* (with the reason); anything else
-that is wrong (missing measurement file, unknown statistic, a statistic the
-file does not contain) is a :class:`CephsimError` naming the case file and,
-where there is one, the line and column of the offending key.
+The full account: docs/model.md, "Inside the model", `cephsim.tools.calibrate.cases`.
 """
 
 from __future__ import annotations

@@ -19,9 +19,9 @@ from typing import Any, Callable, get_args
 
 import numpy as np
 
-from cephsim.tools.calibrate.cases import Case
 from cephsim.errors import CephsimError
 from cephsim.scenario.schema import Release
+from cephsim.tools.calibrate.cases import Case
 
 RELEASES: tuple[str, ...] = get_args(Release)
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from cephsim.errors import CephsimError
 from cephsim.tools.calibrate.cases import Case
 from cephsim.tools.calibrate.fit import FitOptions, calibrate
 from cephsim.tools.calibrate.objective import prepare, rel_error, simulate
 from cephsim.tools.calibrate.params import Param, fmt_value
-from cephsim.errors import CephsimError
 
 
 @dataclass

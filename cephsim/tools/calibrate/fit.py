@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from cephsim.errors import CephsimError
 from cephsim.tools.calibrate.cases import Case
 from cephsim.tools.calibrate.objective import (
     CaseModel,
@@ -34,7 +35,6 @@ from cephsim.tools.calibrate.objective import (
     simulate,
 )
 from cephsim.tools.calibrate.params import Param, bounds, fmt_value, start_value
-from cephsim.errors import CephsimError
 
 
 @dataclass
@@ -208,8 +208,8 @@ def calibrate(cases: list[Case], params: list[Param], opts: FitOptions) -> FitRe
 
 def profile_documents(res: FitResult) -> dict[str, dict[str, Any]]:
     """One profile document (``ceph.profile`` format) per release."""
-    from cephsim.tools.calibrate.params import set_values
     from cephsim.model.software import software_table
+    from cephsim.tools.calibrate.params import set_values
 
     docs = {}
     for rel, vals in res.values_by_release.items():

@@ -36,9 +36,9 @@ import numpy as np
 
 from cephsim.catalog.load import load_catalog
 from cephsim.catalog.models import DiskModel
+from cephsim.errors import CephsimError, Problem
 from cephsim.model.components.disk import Disk
 from cephsim.model.engine.draw import Sampler
-from cephsim.errors import CephsimError, Problem
 
 #: simulated seconds per replayed sweep point (a few thousand flushes at these rates)
 REPLAY_SECONDS = 20.0

@@ -18,11 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from cephsim.tools.calibrate.cases import Case, stat_percentile
-from cephsim.tools.calibrate.params import Param, set_values
 from cephsim.errors import CephsimError
 from cephsim.model.resolve import Resolved
 from cephsim.model.software import ReleaseCosts
+from cephsim.tools.calibrate.cases import Case, stat_percentile
+from cephsim.tools.calibrate.params import Param, set_values
 
 
 @dataclass

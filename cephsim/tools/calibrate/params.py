@@ -27,8 +27,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from cephsim.model.dists import LogNormal
 from cephsim.errors import CephsimError
+from cephsim.model.dists import LogNormal
 from cephsim.model.software import ReleaseCosts, Tails, software_table
 
 SIMPLE = ("scale", "cpu_jitter_sigma", "logging_overhead", "tails.kv_stall_rate_hz",

@@ -14,8 +14,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from cephsim.model.components.network import TCP_HEADERS, WIRE_OVERHEAD
 from cephsim.errors import CephsimError
+from cephsim.model.components.network import TCP_HEADERS, WIRE_OVERHEAD
 
 
 def one_way_ns(r: Any, src: str, dst: str, nbytes: int) -> dict[str, float]:
