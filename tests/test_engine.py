@@ -194,3 +194,22 @@ def test_run_measures_exactly_run_ios(quickstart, fast, depth):
     res, a = _arrays(quickstart, ["run.ios=500", f"workload.iodepth={depth}", f"run.fast_path={fast}"])
     assert res.records.count() == 500
     assert a["submit"].size == 500
+
+
+def test_the_kernel_relies_on_simpy_internals_it_was_checked_on() -> None:
+    """schedule_wakeup makes a triggered event by hand (SimPy's private ``_ok`` and
+    ``_value``, as Timeout does) so that it can take the kernel's own priority; this pins
+    the SimPy versions that was checked on and what it relies on: the callback runs once,
+    at the given delay, after a NORMAL event of the same instant."""
+    import simpy
+
+    from cephsim.model.engine.kernel import schedule_wakeup
+
+    assert simpy.__version__.startswith("4."), simpy.__version__
+    env = simpy.Environment()
+    seen: list[tuple[str, float]] = []
+    schedule_wakeup(env, 5, lambda ev: seen.append(("kernel", env.now)))
+    env.timeout(5).callbacks.append(lambda ev: seen.append(("normal", env.now)))
+    assert env.peek() == 5
+    env.run()
+    assert seen == [("normal", 5), ("kernel", 5)]

@@ -13,7 +13,15 @@ from cephsim.model.components.cluster import OSD, ClientJob, Cluster
 from cephsim.model.components.cpu import Thread
 from cephsim.model.components.disk import Disk
 from cephsim.model.engine.draw import Coin, Jitter
-from cephsim.model.engine.kernel import Join, Kernel
+from cephsim.model.engine.kernel import (
+    ACC_CPU,
+    ACC_DISK,
+    ACC_NET,
+    ACC_QUEUE,
+    ACC_WAKE,
+    Join,
+    Kernel,
+)
 
 # header bytes of the messages (MOSDOp, MOSDRepOp carrying the transaction and
 # log entry, replies), from the msgr2 frame layout plus typical encodings
@@ -118,6 +126,21 @@ def ec_plan(ec: Any, per: int, block: int, nbytes: int,
     if ec.optimized:
         writes = [(i, b) for i, b in writes if b]
     return reads, writes, su * kk * stripes
+
+
+class KvTxc:
+    """A transaction queued for the kv_sync thread (BlueStore's kv_queue): when it was
+    queued, its op's accumulator, the waiter its commit wakes, the data it carries in
+    the WAL (deferred writes) and what it holds of the kv throttle."""
+
+    __slots__ = ("acc", "cost", "enqueued", "nbytes", "wait")
+
+    def __init__(self, enqueued: int, acc: Any, wait: Any, nbytes: int, cost: int) -> None:
+        self.enqueued = enqueued
+        self.acc = acc
+        self.wait = wait
+        self.nbytes = nbytes
+        self.cost = cost
 
 
 class Op:
@@ -241,7 +264,7 @@ class Protocol:
                 if x is not th:
                     x.run(t, self.cost["kernel.wakeup"], None)
         t_lock = max(t, osd.pg_lock.get(pg, 0))
-        acc[4] += t_lock - t
+        acc[ACC_QUEUE] += t_lock - t
         return th, t_lock
 
     def _metadata(self, op: Op, osd: OSD, th: Thread, t: int, acc: list[int],
@@ -332,14 +355,14 @@ class Protocol:
         k, c, acc, job = self.k, self.c, op.acc, op.job
         engine = self.engine
         kernel_client = engine in ("krbd", "cephfs")
-        waited = acc[4]
+        waited = acc[ACC_QUEUE]
         t = job.app.run(k.now, self.kc("client.submit"), acc, handoff=False)
-        waited = acc[4] - waited
+        waited = acc[ACC_QUEUE] - waited
         if waited:
             # The fio thread was busy (reaping or submitting other I/Os).  fio takes an io_u
             # and starts its clock (start_time, in get_io_u) only when the thread gets to
             # it, so that wait is in no latency fio reports: slat is the submission itself.
-            acc[4] -= waited
+            acc[ACC_QUEUE] -= waited
             op.submit += waited
             if type(acc) is not list:  # traced: the first span starts with the clock
                 name, kind, _, start, end, pen = acc.spans[-1]  # type: ignore[attr-defined]
@@ -524,7 +547,7 @@ class Protocol:
             osd.throttle_waiters.append(wait)
             osd.throttled += 1
             yield wait
-            acc[4] += wait.t - t
+            acc[ACC_QUEUE] += wait.t - t
             t = wait.t
         osd.throttle_kv += cost
         if deferred:
@@ -544,7 +567,7 @@ class Protocol:
             if k.must_yield(t):
                 yield t
         wait = Join(k, 1)
-        osd.kv_pending.append((t, acc, wait, nbytes, cost))
+        osd.kv_pending.append(KvTxc(t, acc, wait, nbytes, cost))
         if not osd.kv_running:
             osd.kv_running = True
             self.k.spawn(self.kv_sync_loop(osd), t)
@@ -570,7 +593,7 @@ class Protocol:
             start = max(k.now, kv.free_at)
             traced = False
             for b in batch:
-                if type(b[1]) is not list:
+                if type(b.acc) is not list:
                     traced = True
             cyc = TracedAcc() if traced else [0, 0, 0, 0, 0]
             # _txc_apply_kv, once per txc: a non-sync RocksDB write each.  This is the
@@ -593,7 +616,7 @@ class Protocol:
                 yield t
             # after the applies, before the sync (as BlueStore::_kv_sync_thread does)
             self._release_kv(osd, batch, t)
-            data = sum(b[3] for b in batch) if self.deferred else 0  # deferred data rides in the WAL
+            data = sum(b.nbytes for b in batch) if self.deferred else 0  # deferred data rides in the WAL
             # the WAL record is the batch's RocksDB WriteBatch: every txc's keys and values
             # (KV_TXC_BYTES), the same bytes the memtable later flushes (RocksDB wiki,
             # Write Ahead Log File Format); BlueFS writes whole 4 KiB blocks
@@ -615,12 +638,12 @@ class Protocol:
             osd.db.background(len(batch) * KV_TXC_BYTES * ROCKSDB_WRITE_AMP)
             c0, c1, c2, c3, c4 = cyc
             for b in batch:
-                t_enq, acc, wait = b[0], b[1], b[2]
-                acc[0] += c0
-                acc[1] += c1
-                acc[2] += c2
-                acc[3] += c3
-                acc[4] += c4 + start - t_enq
+                t_enq, acc, wait = b.enqueued, b.acc, b.wait
+                acc[ACC_NET] += c0
+                acc[ACC_CPU] += c1
+                acc[ACC_WAKE] += c2
+                acc[ACC_DISK] += c3
+                acc[ACC_QUEUE] += c4 + start - t_enq
                 if type(acc) is not list:  # a traced op: the batch it rode in
                     acc.spans.append((f"{osd.name}.kv_sync batch", "wait", t_enq, start, start, 0))
                     acc.spans.extend(cyc.spans)  # type: ignore[union-attr]
@@ -684,7 +707,7 @@ class Protocol:
     # ------------------------------------------------------------ throttles
     def _release_kv(self, osd: OSD, batch: list, t: int) -> None:
         """kv_sync releases the kv throttle of a batch it applied (called at kernel time t)."""
-        osd.throttle_kv -= sum(b[4] for b in batch)
+        osd.throttle_kv -= sum(b.cost for b in batch)
         self._wake_throttled(osd, t)
 
     def _wake_throttled(self, osd: OSD, t: int) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+from cephsim.model.engine.kernel import ACC_CPU, ACC_QUEUE, ACC_WAKE
 from cephsim.model.resolve import CPUConfig
 
 ONDEMAND_PERIOD_NS = 10_000_000
@@ -509,9 +510,9 @@ class Thread:
         self.busy_ns += dur
         self.kc += kcycles
         if acc is not None:
-            acc[1] += work
-            acc[2] += penalty
-            acc[4] += start - t
+            acc[ACC_CPU] += work
+            acc[ACC_WAKE] += penalty
+            acc[ACC_QUEUE] += start - t
             if type(acc) is not list:  # a traced op (cephsim.metrics.trace)
                 acc.spans.append((self.name, "cpu", t, start, end, penalty))  # type: ignore[attr-defined]
         return end

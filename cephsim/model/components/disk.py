@@ -10,6 +10,7 @@ from collections import deque
 
 from cephsim.catalog.models import DiskModel
 from cephsim.model.engine.draw import Sampler
+from cephsim.model.engine.kernel import ACC_DISK, ACC_QUEUE
 
 #: commands a SATA disk holds (NCQ); SAS TCQ allows more, but the choice gains little past this
 NCQ_DEPTH = 32
@@ -98,8 +99,8 @@ class Disk:
         if self.waiting is not None:
             self.waiting.append(end - service)  # when it starts (one channel: in order)
         if acc is not None:
-            acc[3] += end - start
-            acc[4] += start - t
+            acc[ACC_DISK] += end - start
+            acc[ACC_QUEUE] += start - t
             if type(acc) is not list:  # a traced op
                 acc.spans.append((self.name, kind, t, start, end, 0))  # type: ignore[attr-defined]
         return end
@@ -183,8 +184,8 @@ class Disk:
             self.cache_hits += 1
             self.ios += 1
             if acc is not None:  # waiting for the head to read that far is disk time too
-                acc[3] += end - t - (start - ready)
-                acc[4] += start - ready
+                acc[ACC_DISK] += end - t - (start - ready)
+                acc[ACC_QUEUE] += start - ready
                 if type(acc) is not list:  # a traced op
                     acc.spans.append((self.name, "read", t, start, end, 0))  # type: ignore[attr-defined]
             return end
@@ -200,7 +201,7 @@ class Disk:
             self.merged_flushes += 1
             end = self.flush_end
             if acc is not None:
-                acc[4] += end - t
+                acc[ACC_QUEUE] += end - t
             return end
         service = self.flush_s.draw()
         if self.barrier:  # FLUSH CACHE: drains the channels, then holds the whole device
@@ -219,8 +220,8 @@ class Disk:
             start, end = t, t + service
         self.flushes += 1
         if acc is not None:
-            acc[3] += service
-            acc[4] += start - t
+            acc[ACC_DISK] += service
+            acc[ACC_QUEUE] += start - t
             if type(acc) is not list:  # a traced op
                 acc.spans.append((self.name, "flush", t, start, end, 0))  # type: ignore[attr-defined]
         return end

@@ -10,7 +10,7 @@ from typing import Any, Callable, Generator
 
 from cephsim.model.components.cpu import Thread
 from cephsim.model.engine.draw import Sampler
-from cephsim.model.engine.kernel import Kernel
+from cephsim.model.engine.kernel import ACC_NET, ACC_QUEUE, Kernel
 
 TCP_HEADERS = 52  #: IP (20) + TCP (20) + timestamps option (12)
 WIRE_OVERHEAD = 90  #: per frame: TCP/IP 52 + Ethernet 18 + preamble/IFG 20
@@ -186,8 +186,8 @@ class Path:
             t += self._loss_wait(frames, rtt)
         self.last_send = end
         if acc is not None:
-            acc[0] += t - t0 - queued
-            acc[4] += queued
+            acc[ACC_NET] += t - t0 - queued
+            acc[ACC_QUEUE] += queued
             if type(acc) is not list:  # a traced op: one span per message
                 acc.spans.append((self.name, "net", t0, t0, t, queued))  # type: ignore[attr-defined]
         return t

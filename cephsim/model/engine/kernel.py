@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from heapq import heappop, heappush, heappushpop
-from typing import Any, Generator
+from typing import Any, Final, Generator
 
 import simpy
 
@@ -17,6 +17,13 @@ Process = Generator[Any, None, None]
 KERNEL_PRIORITY = 2
 #: "no pending event" as an int time (2**62 ns is 146 years), so horizons stay ints
 NEVER = 2**62
+#: the slots of an op's accumulator, ``[network, cpu, wake, disk, queue]`` (ns along its
+#: critical path); a list indexed by these (Final: compiled, they are plain ints)
+ACC_NET: Final = 0
+ACC_CPU: Final = 1
+ACC_WAKE: Final = 2
+ACC_DISK: Final = 3
+ACC_QUEUE: Final = 4
 
 
 class Join:
@@ -39,6 +46,20 @@ class Join:
             self.last = payload
         if self.remaining == 0 and self.waiter is not None:
             self.kernel.schedule(self.t, self.waiter)
+
+
+def schedule_wakeup(env: simpy.Environment, delay: Any, callback: Any) -> None:
+    """Schedule ``callback`` after ``delay`` at KERNEL_PRIORITY: the one place the kernel
+    reaches into SimPy's event internals.  SimPy's public events (Timeout) always take
+    NORMAL priority, but a kernel wake-up must run after every SimPy event of the same
+    instant, so the event is made triggered by hand (``_ok``, ``_value``, as
+    ``Timeout.__init__`` does) and handed to ``Environment.schedule`` with its own
+    priority.  Checked on SimPy 4.1 (tests/test_engine.py pins the versions)."""
+    ev = simpy.Event(env)
+    ev._ok = True
+    ev._value = None
+    ev.callbacks.append(callback)  # type: ignore[union-attr]
+    env.schedule(ev, KERNEL_PRIORITY, delay)  # type: ignore[arg-type]
 
 
 class Kernel:
@@ -90,11 +111,7 @@ class Kernel:
         delay: Any = t - env.now  # int or float, exactly as SimPy keeps its clock
         if delay < 0:
             delay = 0
-        ev = simpy.Event(env)
-        ev._ok = True
-        ev._value = None
-        ev.callbacks.append(self._wake)
-        env.schedule(ev, KERNEL_PRIORITY, delay)  # type: ignore[arg-type]
+        schedule_wakeup(env, delay, self._wake)
         heappush(self._armed, t)
         self._wake_at = float(t)  # exact below 2**53 ns (104 days)
         self.simpy_events += 1
@@ -114,7 +131,6 @@ class Kernel:
         self._wake_at = armed[0] if armed else float("inf")
         env = self.env
         heap = self._heap
-        queue = env._queue  # SimPy's own heap; read-only peek at the next foreign event
         fast = self.fast
         env_now = env.now
         steps = 0
@@ -122,7 +138,9 @@ class Kernel:
         # The earliest time a foreign SimPy event could interleave: with the fast path,
         # the next one in SimPy's queue (events at env_now itself run first: anything
         # at env_now is due); without it, every step after env_now takes an event.
-        q = queue[0][0] if queue else NEVER
+        q = env.peek()  # the next foreign event's time (SimPy's public peek; inf if none)
+        if q == math.inf:
+            q = NEVER
         limit: int = math.floor(env_now) + 1 if (not fast or q <= env_now) else math.ceil(q)
         # One loop runs every continuation that is due (the outer loop) and keeps
         # running each one inline while that is causally safe (the inner loop); it
