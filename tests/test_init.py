@@ -107,3 +107,15 @@ def test_what_cluster_a_says_is_what_the_scenario_says(tmp_path, run_cli):
     assert osd.tuning.governor == "performance"                      # cpupower
     assert "cephsim init: ASSUMED" in run_cli("init", "--from", FIXTURES / "cluster-a",
                                               "--yes").stderr
+
+
+def test_a_ping_between_hosts_is_read_by_the_ping_reader(tmp_path, run_cli):
+    """The ping file goes through the same reader as `cephsim inspect` (units included)."""
+    import shutil
+
+    d = tmp_path / "c"
+    shutil.copytree(FIXTURES / "cluster-a", d)
+    (d / "ping.txt").write_text("rtt min/avg/max/mdev = 0.112/0.131/0.150/0.010 ms\n")
+    r = run_cli("init", "--from", d, "--yes")
+    assert r.exit_code == 0, r.stderr
+    assert "ping between hosts: avg 131 us" in r.stderr

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from cephsim.errors import CephsimError
+from cephsim.formats.readers.ping import read_ping
 
 #: the commands whose outputs are read, as the report names them
 COMMANDS = {
@@ -278,9 +279,11 @@ def _ethtool_i(text: str, got: Collected, p: Path) -> None:
 
 
 def _ping(text: str, got: Collected, p: Path) -> None:
-    m = re.search(r"rtt min/avg/max(?:/mdev)? = ([\d.]+)/([\d.]+)/([\d.]+)", text)
-    if m:
-        got.rtt_ms = (float(m.group(1)), float(m.group(2)), float(m.group(3)))
+    # the ping reader `cephsim inspect` uses: its units, bounds and located errors
+    for run in read_ping(p, text).ping:
+        if run.rtt_min_ns is not None and run.rtt_avg_ns is not None and run.rtt_max_ns is not None:
+            got.rtt_ms = (run.rtt_min_ns / 1e6, run.rtt_avg_ns / 1e6, run.rtt_max_ns / 1e6)
+            return
 
 
 _TEXT = {"lscpu": _lscpu, "cpuinfo": _cpuinfo, "freq_info": _freq_info, "idle_info": _idle_info,
