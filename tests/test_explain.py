@@ -121,9 +121,9 @@ def test_a_gap_before_a_kv_sync_batch_is_drawn_on_the_kv_sync_row() -> None:
     lives on its kv_sync thread's row (the gap used to be looked up under the batch name)."""
     from cephsim.tools.explain import Explanation, Step, timeline
 
-    spans = [("osd0.shard0.t0", "cpu", 0, 0, 40_000, 0),
-             ("osd0.kv_sync batch", "wait", 60_000, 100_000, 100_000, 0),
-             ("osd0.kv_sync", "cpu", 100_000, 100_000, 140_000, 0)]
+    spans = [("osd0.shard0.t0", "cpu", 0, 0, 40_000, 0, 0),
+             ("osd0.kv_sync batch", "wait", 60_000, 100_000, 100_000, 0, 0),
+             ("osd0.kv_sync", "cpu", 100_000, 100_000, 140_000, 0, 0)]
     steps = [Step("osd0.shard0.t0", "cpu", 0, 40_000, (0, 40_000, 0, 0, 0)),
              Step("(wait)", "wait", 40_000, 60_000, (0, 0, 0, 0, 20_000)),
              Step("osd0.kv_sync batch", "wait", 60_000, 100_000, (0, 0, 0, 0, 40_000)),
@@ -146,26 +146,20 @@ def test_a_gap_before_a_kv_sync_batch_is_drawn_on_the_kv_sync_row() -> None:
 ])
 def test_primary_steps_at_depth_are_named_by_what_ran(name: str, sets: list[str],
                                                       which: str) -> None:
-    """At depth, work queues on the primary's shard thread.  A replica's reply queued
-    behind the other reply is named as a reply (a msgr-worker handed it over), the commit
-    callback as the callback (kv_final handed it over), and do_op is the first primary
-    shard step even after a long wait for the PG lock (sequential writes on Mako: every
-    op is on one PG).  Before, these were named by position and came out wrong."""
-    from cephsim.tools.explain import _thread, handed_by
+    """At depth, work queues on the primary's shard thread, and the order of its steps no
+    longer tells what each is.  Each is named by the label the model gave it: do_op is the
+    first primary shard step even after a long wait for the PG lock (sequential writes on
+    Mako: every op is on one PG), a reply is a reply, the commit callback the callback."""
+    from cephsim.model.steps import BLUESTORE_SUBMIT, COMMIT_CB, DO_OP, REPOP_REPLY, STEPS
 
     ex = explain(Path(__file__).resolve().parent.parent / "scenarios" / name, sets,
                  which=which, ablations=False)
-
-    came_from = handed_by(ex.spans)
-    whats = [s.what for s in ex.steps]
-    for prev, s in zip(ex.steps, ex.steps[1:]):
-        assert not ("sub_op_commit_rec" in prev.what and "queue_transaction" in s.what), whats
-        if "sub_op_commit_rec" in s.what:  # a reply is handed over by a msgr-worker
-            assert _thread(came_from[(s.resource, s.end)]) == "msgr", (s.what, came_from)
-        if "(op_commit)" in s.what:  # the commit callback by kv_final
-            assert _thread(came_from[(s.resource, s.end)]) == "kv_final", (s.what, came_from)
-    shard = [s.what for s in ex.steps if s.what.startswith("primary op shard")]
-    assert "do_op" in shard[0] and all("do_op" not in w for w in shard[1:]), shard
+    shard = [s for s in ex.steps if s.what.startswith("primary op shard")]
+    assert shard[0].step == DO_OP and all(s.step != DO_OP for s in shard[1:]), shard
+    for s in shard:
+        assert s.step in (DO_OP, REPOP_REPLY, COMMIT_CB, BLUESTORE_SUBMIT), s
+        assert STEPS[s.step].action in s.what, s
+    _osd_steps_say_their_role(ex)
     assert sum(s.dur for s in ex.steps) == ex.latency_ns
 
 
@@ -196,31 +190,61 @@ def test_from_pacific_a_commit_also_writes_and_flushes_bluefs_log() -> None:
     assert kv[-1].endswith("WAL flushed, the RocksDB commit completes"), kv
 
 
-def test_a_reply_that_waited_for_the_pg_lock_is_named_by_its_messenger() -> None:
-    """Both replicas' replies reach the primary together: msgr1's goes to shard thread t1,
-    msgr0's to t0, which gets the PG lock only when t1 releases it.  A shard item's span
-    starts where it got the lock, so the span that ended there is t1's; the hand-over is
-    still msgr0's (the thread that decoded the reply), and the step says so."""
-    from cephsim.tools.explain import Step, describe, handed_by
+def test_a_step_is_named_by_its_label_not_by_its_neighbours() -> None:
+    """Both replicas' replies reach the primary together and queue on its shard thread:
+    the second is still a reply (its label says so), told as queued behind the first;
+    a message is named by its label whichever threads surround it."""
+    from cephsim.model.steps import DO_OP, NET_REPOP_REPLY, REPOP_REPLY, REPOP_REPLY_RECV
+    from cephsim.tools.explain import Step, describe
 
-    spans = [("osd4.msgr1", "cpu", 577_842, 577_842, 582_954, 0),
-             ("osd4.shard7.t1", "cpu", 582_954, 582_954, 619_732, 0),
-             ("osd4.msgr0", "cpu", 582_981, 582_981, 588_550, 0),
-             ("osd4.shard7.t0", "cpu", 619_732, 619_732, 666_894, 0),
-             ("osd4.msgr0", "cpu", 666_894, 666_894, 695_390, 0)]
-    came = handed_by(spans)
-    assert came[("osd4.shard7.t1", 619_732)] == "osd4.msgr1"
-    assert came[("osd4.shard7.t0", 666_894)] == "osd4.msgr0"
-    steps = [Step("osd4.shard7.t0", "cpu", 0, 100_000, (0, 100_000, 0, 0, 0), "node2"),  # do_op
-             Step("osd4.msgr1", "cpu", 577_842, 582_954, (0, 5_112, 0, 0, 0), "node2"),
-             Step("osd4.shard7.t1", "cpu", 582_954, 619_732, (0, 36_778, 0, 0, 0), "node2"),
-             Step("osd4.shard7.t0", "cpu", 619_732, 666_894, (0, 47_162, 0, 0, 0), "node2"),
-             Step("osd4.msgr0", "cpu", 666_894, 695_390, (0, 28_496, 0, 0, 0), "node2")]
-    describe(steps, {"osd4": "primary"}, 4096,
-             "direct", True, came)
-    assert "do_op" in steps[0].what
-    assert "handles the replica's reply" in steps[2].what
-    assert "other replica's reply" in steps[3].what and "PG lock" in steps[3].what
+    steps = [Step("osd4.shard7.t0", "cpu", 0, 100_000, (0, 100_000, 0, 0, 0), step=DO_OP),
+             Step("net node3->node2", "net", 100_000, 120_000, (20_000, 0, 0, 0, 0),
+                  step=NET_REPOP_REPLY),
+             Step("osd4.msgr1", "cpu", 120_000, 125_000, (0, 5_000, 0, 0, 0),
+                  step=REPOP_REPLY_RECV),
+             Step("osd4.shard7.t1", "cpu", 125_000, 160_000, (0, 35_000, 0, 0, 0),
+                  step=REPOP_REPLY),
+             Step("osd4.shard7.t1", "cpu", 160_000, 210_000, (0, 30_000, 0, 0, 20_000),
+                  step=REPOP_REPLY)]
+    describe(steps, {"osd4": "primary"}, 4096, "direct", True)
+    assert steps[0].what.startswith("primary op shard (tp_osd_tp): do_op")
+    assert steps[1].what == ("network node3->node2: MOSDRepOpReply: the replica's "
+                             "'committed' travels back to the primary")
+    assert steps[2].what.startswith("primary msgr-worker: TCP receive")
+    assert "handles the replica's reply" in steps[3].what and "queued" not in steps[3].what
+    assert "handles the replica's reply" in steps[4].what
+    assert steps[4].what.endswith("(queued behind the previous step on this thread)")
+
+
+def test_every_step_the_model_takes_is_in_the_vocabulary() -> None:
+    """Replicated and EC writes and reads, the kernel client and librados, dm-crypt, cold
+    metadata, Nautilus's deferred writes and Reef's BlueFS log: every span of every traced
+    op carries a label from the one table, and every label of the table is used."""
+    from cephsim.model.runner import run_scenario
+    from cephsim.model.steps import STEPS, UNLABELLED
+    from cephsim.scenario.load import load_resolved
+
+    qs = str(ROOT / "scenarios" / "quickstart.yaml")
+    luks = ["hosts.0.osds.encryption=luks"]
+    variants = [
+        ["workload.rw=randrw"],
+        ["workload.rw=randrw", "workload.engine=krbd"],
+        ["workload.rw=randread", "workload.engine=rados", "workload.read_cache=warm",
+         "workload.image_size=1GiB"],
+        ["workload.metadata_cache=cold", "ceph.release=mimic", "ceph.version=13.2.10",
+         "workload.rw=randrw", *luks],
+        ["pool={type: erasure, k: 2, m: 1, pg_num: 64}", "workload.rw=randrw",
+         "workload.metadata_cache=cold"],
+    ]
+    seen: set[int] = set()
+    for ov in variants:
+        sc, r = load_resolved(qs, ["run.ios=120", "run.ramp_ios=0", *ov])
+        res = run_scenario(sc, scenario_path=qs, resolved=r, trace_ops=set(range(120)))
+        for tr in res.records.traces.values():
+            for sp in tr["spans"]:
+                assert sp[6] != UNLABELLED, (ov, sp)
+                seen.add(sp[6])
+    assert seen == set(STEPS) - {UNLABELLED}, sorted(set(STEPS) - seen)
 
 
 def test_from_pacific_an_ablation_drops_the_bluefs_log_write() -> None:
@@ -320,6 +344,7 @@ def test_a_flush_is_named_for_what_the_device_does_with_it(median) -> None:
 def _osd_steps_say_their_role(ex) -> None:
     """Every step of an OSD's thread is told as that OSD's role; no OSD step is the
     client's, no client step an OSD's; each message is named by who sends and who takes it."""
+    from cephsim.model.steps import STEPS
     from cephsim.tools.explain import osd_of
 
     roles = {}
@@ -339,6 +364,14 @@ def _osd_steps_say_their_role(ex) -> None:
                 assert a == "primary" and b.startswith("replica"), (s.ends, s.what)
             if "MOSDOpReply" in s.what:
                 assert (a, b) == ("primary", "client"), (s.ends, s.what)
+        # the model's label and the op's roles (its OSDs in the order it reaches them) agree
+        actor = STEPS[s.step].actor
+        if actor == "client":
+            assert osd is None, (s.resource, s.what)
+        elif actor == "primary":
+            assert roles[osd] == "primary", (s.resource, s.what)
+        elif actor == "replica":
+            assert roles[osd].startswith(("replica", "shard")), (s.resource, s.what)
 
 
 @pytest.mark.parametrize("overrides", [

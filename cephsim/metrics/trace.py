@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-Span = tuple[str, str, int, int, int, int]
+Span = tuple[str, str, int, int, int, int, int]
 
 
 class TracedAcc(list):  # type: ignore[type-arg]

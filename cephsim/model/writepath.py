@@ -6,7 +6,7 @@ The full account: docs/model.md, "Inside the model", `cephsim.model.writepath`.
 from __future__ import annotations
 
 import math
-from typing import Any, Generator
+from typing import Any, Final, Generator
 
 from cephsim.metrics.trace import TracedAcc, fork
 from cephsim.model.components.cluster import OSD, ClientJob, Cluster
@@ -22,9 +22,104 @@ from cephsim.model.engine.kernel import (
     Join,
     Kernel,
 )
+from cephsim.model.steps import (
+    AIO_DATA_DONE,
+    BLUESTORE_SUBMIT,
+    CLIENT_COMPLETE,
+    CLIENT_RECV,
+    CLIENT_SEND,
+    CLIENT_SUBMIT,
+    COMMIT_CB,
+    CRYPT_DECRYPT,
+    CRYPT_ENCRYPT,
+    CRYPT_SUBMIT,
+    DATA_FLUSH,
+    DATA_READ,
+    DATA_READ_DONE,
+    DATA_WRITE,
+    DO_OP,
+    DO_READ_CACHED,
+    DO_READ_SUBMIT,
+    DO_REPOP,
+    EC_DO_OP,
+    EC_DO_READ,
+    EC_ENCODE,
+    EC_SUBREAD,
+    EC_SUBREAD_IO_SUBMIT,
+    EC_SUBREAD_RECV,
+    EC_SUBREAD_REPLY,
+    EC_SUBREAD_REPLY_RECV,
+    EC_SUBREAD_REPLY_SEND,
+    EC_SUBREAD_SEND,
+    EC_SUBWRITE,
+    EC_SUBWRITE_COMMIT,
+    EC_SUBWRITE_RECV,
+    EC_SUBWRITE_REPLY,
+    EC_SUBWRITE_REPLY_RECV,
+    EC_SUBWRITE_REPLY_SEND,
+    EC_SUBWRITE_SEND,
+    FINISHER,
+    KERNEL_COMPLETE,
+    KERNEL_SEND,
+    KV_APPLY_AFTER_FLUSH,
+    KV_BATCH_WAIT,
+    KV_DONE_AFTER_LOG,
+    KV_DONE_AFTER_WAL,
+    KV_FINAL,
+    KV_LOG_SUBMIT,
+    KV_LOG_WRITTEN,
+    KV_TAKE_APPLY,
+    KV_TAKE_FLUSH,
+    KV_WAL_WRITTEN,
+    LIBRBD_DISPATCH,
+    LOG_AIO_DONE,
+    LOG_FLUSH,
+    LOG_WRITE,
+    META_GET,
+    META_IO_SUBMIT,
+    META_READ,
+    META_READ_DONE,
+    NET_EC_SUBREAD,
+    NET_EC_SUBREAD_REPLY,
+    NET_EC_SUBWRITE,
+    NET_EC_SUBWRITE_REPLY,
+    NET_OSDOP_READ,
+    NET_OSDOP_WRITE,
+    NET_REPLY_READ,
+    NET_REPLY_WRITE,
+    NET_REPOP,
+    NET_REPOP_REPLY,
+    OBJECTER,
+    OSD_RECV_OP,
+    REPLY_DATA_SEND,
+    REPLY_SEND,
+    REPOP_COMMIT,
+    REPOP_RECV,
+    REPOP_REPLY,
+    REPOP_REPLY_RECV,
+    REPOP_REPLY_SEND,
+    REPOP_SEND,
+    WAL_AIO_DONE,
+    WAL_FLUSH,
+    WAL_WRITE,
+)
 
 # header bytes of the messages (MOSDOp, MOSDRepOp carrying the transaction and
 # log entry, replies), from the msgr2 frame layout plus typical encodings
+#: the labels (cephsim.model.steps) of a message's send, wire and receive, and of a
+#: BlueFS append's write, completion, kv_sync's wake-up and flush
+REPOP_MSG: Final = (REPOP_SEND, NET_REPOP, REPOP_RECV)
+REPOP_REPLY_MSG: Final = (REPOP_REPLY_SEND, NET_REPOP_REPLY, REPOP_REPLY_RECV)
+EC_SUBWRITE_MSG: Final = (EC_SUBWRITE_SEND, NET_EC_SUBWRITE, EC_SUBWRITE_RECV)
+EC_SUBWRITE_REPLY_MSG: Final = (EC_SUBWRITE_REPLY_SEND, NET_EC_SUBWRITE_REPLY,
+                                EC_SUBWRITE_REPLY_RECV)
+EC_SUBREAD_MSG: Final = (EC_SUBREAD_SEND, NET_EC_SUBREAD, EC_SUBREAD_RECV)
+EC_SUBREAD_REPLY_MSG: Final = (EC_SUBREAD_REPLY_SEND, NET_EC_SUBREAD_REPLY, EC_SUBREAD_REPLY_RECV)
+WAL_STEPS: Final = (WAL_WRITE, WAL_AIO_DONE, KV_WAL_WRITTEN, WAL_FLUSH)
+LOG_STEPS: Final = (LOG_WRITE, LOG_AIO_DONE, KV_LOG_WRITTEN, LOG_FLUSH)
+META_READ_STEPS: Final = (META_READ, META_READ_DONE)
+DATA_READ_STEPS: Final = (DATA_READ, DATA_READ_DONE)
+
 OSDOP_HDR = 300
 REPOP_HDR = 600
 REPLY_BYTES = 250
@@ -301,40 +396,43 @@ class Protocol:
         k = self.k
         for _ in range(gets):
             osd.kv_gets += 1
-            t = th.run(t, self.kc("osd.meta_get"), acc, handoff=False)  # goes on working
+            t = th.run(t, self.kc("osd.meta_get"), acc, handoff=False, step=META_GET)  # goes on working
             if kv.draw():
                 osd.kv_hits += 1
                 continue
             if k.must_yield(t):
                 yield t
-            t = th.run(t, self.kc("kernel.io_submit"), acc, handoff=False)
+            t = th.run(t, self.kc("kernel.io_submit"), acc, handoff=False, step=META_IO_SUBMIT)
             if k.must_yield(t):
                 yield t
-            t = yield from self._read_block(osd, osd.db, th, t, 4096, acc)
+            t = yield from self._read_block(osd, osd.db, th, t, 4096, acc, META_READ_STEPS)
         if k.must_yield(t):
             yield t
         return t
 
     def _read_block(self, osd: OSD, disk: Disk, th: Thread, t: int, nbytes: int,
-                    acc: list[int], key: int = -1, offset: int = 0) -> Generator[Any, Any, int]:
+                    acc: list[int], steps: tuple[int, int], key: int = -1,
+                    offset: int = 0) -> Generator[Any, Any, int]:
         """A read of ``nbytes`` that thread ``th`` blocks on: the device (``key``, ``offset``:
         where, for an HDD's look-ahead), dm-crypt's decryption on completion (crypt_endio:
         a kcryptd worker), then the completion that wakes the thread."""
         k = self.k
-        t = disk.read(t, nbytes, acc, key, offset)
+        read, done = steps  # labels: the device read, the completion that wakes ``th``
+        t = disk.read(t, nbytes, acc, key, offset, read)
         if k.must_yield(t):
             yield t
         if osd.crypt_sector:
-            t = self._next_kcryptd(osd).run(t, self._crypt_kc(osd, nbytes), acc)
+            t = self._next_kcryptd(osd).run(t, self._crypt_kc(osd, nbytes), acc,
+                                            step=CRYPT_DECRYPT)
             if k.must_yield(t):
                 yield t
-        return th.run(t, self.kc("kernel.io_complete"), acc)
+        return th.run(t, self.kc("kernel.io_complete"), acc, step=done)
 
     def _reply_data(self, op: Op, worker: Thread, t: int) -> int:
         """A read's MOSDOpReply with its data, built and sent by the msgr-worker owning the
         client connection."""
         t = worker.run(t, self.kc("osd.reply_send") + self.kc("kernel.tcp_tx", op.nbytes)
-                       + self.msg("client", REPLY_BYTES + op.nbytes), op.acc)
+                       + self.msg("client", REPLY_BYTES + op.nbytes), op.acc, step=REPLY_DATA_SEND)
         op.ev[E_SENT] = op.ev[E_DONE] = t
         return t
 
@@ -356,7 +454,7 @@ class Protocol:
         engine = self.engine
         kernel_client = engine in ("krbd", "cephfs")
         waited = acc[ACC_QUEUE]
-        t = job.app.run(k.now, self.kc("client.submit"), acc, handoff=False)
+        t = job.app.run(k.now, self.kc("client.submit"), acc, handoff=False, step=CLIENT_SUBMIT)
         waited = acc[ACC_QUEUE] - waited
         if waited:
             # The fio thread was busy (reaping or submitting other I/Os).  fio takes an io_u
@@ -365,8 +463,8 @@ class Protocol:
             acc[ACC_QUEUE] -= waited
             op.submit += waited
             if type(acc) is not list:  # traced: the first span starts with the clock
-                name, kind, _, start, end, pen = acc.spans[-1]  # type: ignore[attr-defined]
-                acc.spans[-1] = (name, kind, start, start, end, pen)  # type: ignore[attr-defined]
+                name, kind, _, start, end, pen, step = acc.spans[-1]  # type: ignore[attr-defined]
+                acc.spans[-1] = (name, kind, start, start, end, pen, step)  # type: ignore[attr-defined]
         op.slat_end = op.submit if self.sync_io else t
         out = OSDOP_HDR + (op.nbytes if op.is_write else 0)
         if kernel_client:
@@ -374,7 +472,7 @@ class Protocol:
             if k.must_yield(t):
                 yield t
             t = sender.run(t, self.kc("client.kernel") + self.kc("kernel.tcp_tx", out)
-                           + self.msg("client", out), acc)
+                           + self.msg("client", out), acc, step=KERNEL_SEND)
         else:
             if engine == "rbd":
                 if k.must_yield(t):
@@ -385,15 +483,16 @@ class Protocol:
                     for x in pool[1:]:
                         if x.free_at < th.free_at:
                             th = x
-                t = th.run(t, self.librbd_kc[op.is_write] * self.jitter.draw(), acc)
+                t = th.run(t, self.librbd_kc[op.is_write] * self.jitter.draw(), acc, step=LIBRBD_DISPATCH)
             else:  # rados: aio_write runs the Objecter in the caller's thread
-                t = job.app.run(t, self.kc("client.objecter"), acc, handoff=False)
+                t = job.app.run(t, self.kc("client.objecter"), acc, handoff=False, step=OBJECTER)
             if k.must_yield(t):
                 yield t
             sender = job.worker(primary.id)
             t = sender.run(t, self.kc("client.msgr_send") + self.kc("kernel.tcp_tx", out)
-                           + self.msg("client", out), acc)
-        t = yield from c.path(job.host, primary.host).transfer(k, t, out, acc)
+                           + self.msg("client", out), acc, step=CLIENT_SEND)
+        t = yield from c.path(job.host, primary.host).transfer(
+            k, t, out, acc, NET_OSDOP_WRITE if op.is_write else NET_OSDOP_READ)
         if k.must_yield(t):
             yield t
         if op.is_write:
@@ -404,22 +503,23 @@ class Protocol:
             t = yield from (self.primary_read(op, primary, t) if self.ec is None else
                             self.ec_read(op, primary, t))
             back = REPLY_BYTES + op.nbytes
-        t = yield from c.path(primary.host, job.host).transfer(k, t, back, acc)
+        t = yield from c.path(primary.host, job.host).transfer(
+            k, t, back, acc, NET_REPLY_WRITE if op.is_write else NET_REPLY_READ)
         if k.must_yield(t):
             yield t
         if kernel_client:
             t = c.kernel_conn(job.host, primary.id).run(
                 t, self.kc("client.kernel_complete") + self.kc("kernel.tcp_rx", back)
-                + self.msg("client", back), acc)
+                + self.msg("client", back), acc, step=KERNEL_COMPLETE)
         else:
             t = sender.run(t, self.kc("client.msgr_recv") + self.kc("kernel.tcp_rx", back)
-                           + self.msg("client", back), acc)
+                           + self.msg("client", back), acc, step=CLIENT_RECV)
             if k.must_yield(t):
                 yield t
-            t = job.finisher.run(t, self.kc("client.finisher"), acc)
+            t = job.finisher.run(t, self.kc("client.finisher"), acc, step=FINISHER)
         if k.must_yield(t):
             yield t
-        t = job.app.run(t, self.kc("client.complete"), acc)
+        t = job.app.run(t, self.kc("client.complete"), acc, step=CLIENT_COMPLETE)
         if k.must_yield(t):
             yield t
         done.arrive(t, op)
@@ -433,7 +533,7 @@ class Protocol:
         worker = osd.worker(op.job.name)
         ev[E_INIT] = t
         t = worker.run(t, self.kc("osd.msgr_recv") + self.kc("kernel.tcp_rx", inbytes)
-                       + self.msg("client", inbytes), acc)
+                       + self.msg("client", inbytes), acc, step=OSD_RECV_OP)
         ev[E_QUEUED] = t
         if k.must_yield(t):
             yield t
@@ -444,7 +544,7 @@ class Protocol:
     def primary_write(self, op: Op, osd: OSD, t: int) -> Generator[Any, Any, int]:
         acc, ev, k = op.acc, op.ev, self.k
         worker, th, t_lock = yield from self.receive_op(op, osd, t, OSDOP_HDR + op.nbytes)
-        t = th.run(t_lock, self.kc("osd.do_op"), acc)
+        t = th.run(t_lock, self.kc("osd.do_op"), acc, step=DO_OP)
         if self.meta is not None:  # find_object_context -> getattr -> get_onode
             t = yield from self._metadata(op, osd, th, t, acc, True)
         ev[E_WAITSUB] = t
@@ -463,24 +563,27 @@ class Protocol:
         acc = op.acc
         acc[:] = branches.last
         t = worker.run(branches.t, self.kc("osd.reply_send") + self.kc("kernel.tcp_tx", REPLY_BYTES)
-                       + self.msg("client", REPLY_BYTES), acc)
+                       + self.msg("client", REPLY_BYTES), acc, step=REPLY_SEND)
         op.ev[E_SENT] = op.ev[E_DONE] = t
         return t
 
     def _osd_message(self, frm: OSD, to: OSD, t: int, nbytes: int, acc: list[int],
+                     steps: tuple[int, int, int],
                      send_kc: float = 0.0) -> Generator[Any, Any, int]:
         """A message of ``nbytes`` from one OSD to another over their connection: the
         sender's msgr-worker (``send_kc`` of the sender's own work, the kernel's send, any
         crypto), the wire, the receiver's msgr-worker (read, decode, fast dispatch).
-        Returns when the receiver has dispatched it."""
+        ``steps``: the labels of the send, the wire and the receive.  Returns when the
+        receiver has dispatched it."""
         k = self.k
+        send, wire, recv = steps
         t = frm.worker(to.id).run(t, send_kc + self.kc("kernel.tcp_tx", nbytes)
-                                  + self.msg("cluster", nbytes), acc)
-        t = yield from self.c.path(frm.host, to.host).transfer(k, t, nbytes, acc)
+                                  + self.msg("cluster", nbytes), acc, step=send)
+        t = yield from self.c.path(frm.host, to.host).transfer(k, t, nbytes, acc, wire)
         if k.must_yield(t):
             yield t
         t = to.worker(frm.id).run(t, self.kc("osd.msgr_recv") + self.kc("kernel.tcp_rx", nbytes)
-                                  + self.msg("cluster", nbytes), acc)
+                                  + self.msg("cluster", nbytes), acc, step=recv)
         if k.must_yield(t):
             yield t
         return t
@@ -497,21 +600,26 @@ class Protocol:
         # hands it to the msgr-worker owning the replica connection; the replica's
         # msgr-worker reads and decodes it and fast-dispatches it to the PG's shard
         # (ProtocolV2 -> OSD::ms_fast_dispatch), as for a client op
+        ec = self.ec is not None
         t = yield from self._osd_message(prim, rep, t, nbytes, acc,
+                                         EC_SUBWRITE_MSG if ec else REPOP_MSG,
                                          self.kc("osd.repop_send", nbytes))
         th, t_lock = self._shard(rep, op.pg, t, acc)
-        t = th.run(t_lock, self.kc("osd.do_repop"), acc)
+        t = th.run(t_lock, self.kc("osd.do_repop"), acc, step=EC_SUBWRITE if ec else DO_REPOP)
         if self.meta is not None:  # queue_transactions -> _write -> get_onode, fault_range
             t = yield from self._metadata(op, rep, th, t, acc, True)
         t = yield from self.bluestore_commit(op, rep, th, t, acc, nbytes=data)
         # repop_commit in the shard's first thread (Luminous, Mimic: BlueStore's finisher,
         # under the PG lock), reply via the msgr-worker
-        t = rep.commit_thread(op.pg).run(t, self.kc("osd.repop_commit"), acc)
+        t = rep.commit_thread(op.pg).run(t, self.kc("osd.repop_commit"), acc,
+                                         step=EC_SUBWRITE_COMMIT if ec else REPOP_COMMIT)
         if k.must_yield(t):
             yield t
-        t = yield from self._osd_message(rep, prim, t, REPLY_BYTES, acc)  # MOSDRepOpReply
+        t = yield from self._osd_message(rep, prim, t, REPLY_BYTES, acc,
+                                         EC_SUBWRITE_REPLY_MSG if ec else REPOP_REPLY_MSG)
         th, t_lock = self._shard(prim, op.pg, t, acc)
-        t = th.run(t_lock, self.kc("osd.repop_reply"), acc)
+        t = th.run(t_lock, self.kc("osd.repop_reply"), acc,
+                   step=EC_SUBWRITE_REPLY if ec else REPOP_REPLY)
         prim.hold_pg(op.pg, t)
         op.ev[E_SUBREC] = max(op.ev[E_SUBREC], t)
         join.arrive(t, acc)
@@ -524,7 +632,7 @@ class Protocol:
         if data is not None and self.meta is not None:  # an EC primary's own sub-write
             t = yield from self._metadata(op, osd, th, t, acc, True)
         t = yield from self.bluestore_commit(op, osd, th, t, acc, handoff=False, nbytes=data)
-        t = osd.commit_thread(op.pg).run(t, self.kc("osd.commit_cb"), acc)
+        t = osd.commit_thread(op.pg).run(t, self.kc("osd.commit_cb"), acc, step=COMMIT_CB)
         osd.hold_pg(op.pg, t)
         op.ev[E_OPCOMMIT] = t
         join.arrive(t, acc)
@@ -553,17 +661,18 @@ class Protocol:
         if deferred:
             osd.throttle_deferred += cost
         t = th.run(t, self.kc("osd.bluestore_submit") + self.kc("kernel.io_submit"), acc,
-                   handoff=handoff)
+                   handoff=handoff, step=BLUESTORE_SUBMIT)
         osd.hold_pg(op.pg, t)  # PG lock held until here
         if k.must_yield(t):
             yield t
         if not self.deferred and nbytes:
             if osd.crypt_sector:
                 t = yield from self._encrypt(osd, t, nbytes, acc)
-            t = osd.disk.write(t, nbytes, acc)
+            t = osd.disk.write(t, nbytes, acc, step=DATA_WRITE)
             if k.must_yield(t):
                 yield t
-            t = osd.aio_data.run(t, self.kc("osd.aio_complete") + self.kc("kernel.io_complete"), acc)
+            t = osd.aio_data.run(t, self.kc("osd.aio_complete") + self.kc("kernel.io_complete"), acc,
+                                  step=AIO_DATA_DONE)
             if k.must_yield(t):
                 yield t
         wait = Join(k, 1)
@@ -573,7 +682,7 @@ class Protocol:
             self.k.spawn(self.kv_sync_loop(osd), t)
         yield wait
         t = wait.t
-        t = osd.kv_final.run(t, self.kc("osd.kv_final"), acc)
+        t = osd.kv_final.run(t, self.kc("osd.kv_final"), acc, step=KV_FINAL)
         if k.must_yield(t):
             yield t
         if self.deferred and nbytes:
@@ -602,16 +711,18 @@ class Protocol:
             apply = self.cost["osd.kv_apply"] * len(batch)
             if not self.deferred or (osd.kv_need_flush and separate):
                 osd.kv_need_flush = False
-                t = kv.run(start, self.kc("osd.kv_sync") * 0.5, cyc)
+                t = kv.run(start, self.kc("osd.kv_sync") * 0.5, cyc, step=KV_TAKE_FLUSH)
                 if k.must_yield(t):
                     yield t
-                t = disk.flush(t, cyc)          # bdev->flush(): fdatasync of the data device
+                t = disk.flush(t, cyc, DATA_FLUSH)  # bdev->flush(): fdatasync of the data device
                 kv.free_at = t
                 if k.must_yield(t):
                     yield t
-                t = kv.run(t, (self.cost["kernel.io_complete"] + apply) * self.jitter.draw(), cyc)
+                t = kv.run(t, (self.cost["kernel.io_complete"] + apply) * self.jitter.draw(), cyc,
+                           step=KV_APPLY_AFTER_FLUSH)
             else:  # nothing to flush: straight to the applies
-                t = kv.run(start, (self.cost["osd.kv_sync"] * 0.5 + apply) * self.jitter.draw(), cyc)
+                t = kv.run(start, (self.cost["osd.kv_sync"] * 0.5 + apply) * self.jitter.draw(), cyc,
+                           step=KV_TAKE_APPLY)
             if k.must_yield(t):
                 yield t
             # after the applies, before the sync (as BlueStore::_kv_sync_thread does)
@@ -621,18 +732,20 @@ class Protocol:
             # (KV_TXC_BYTES), the same bytes the memtable later flushes (RocksDB wiki,
             # Write Ahead Log File Format); BlueFS writes whole 4 KiB blocks
             wal = 4096 * math.ceil((data + KV_TXC_BYTES * len(batch)) / 4096)
-            t = yield from self._bluefs_append_sync(osd, t, wal, cyc)  # the RocksDB WAL
+            t = yield from self._bluefs_append_sync(osd, t, wal, cyc, WAL_STEPS)  # the RocksDB WAL
             if self.wal_log_sync:
                 # the WAL file grew, so BlueFS's own log must record the new size before
                 # the fsync returns (BlueFS::_fsync -> _flush_and_sync_log): one more
                 # 4 KiB write and one more flush per cycle (see resolve.WAL_RECYCLED).
                 # Back from fdatasync, then the log record's aio submit (the WAL append's
                 # submit is part of osd.kv_sync's per-cycle cost; this one is not).
-                t = kv.run(t, self.kc("kernel.io_complete") + self.kc("kernel.io_submit"), cyc)
+                t = kv.run(t, self.kc("kernel.io_complete") + self.kc("kernel.io_submit"), cyc,
+                           step=KV_LOG_SUBMIT)
                 if k.must_yield(t):
                     yield t
-                t = yield from self._bluefs_append_sync(osd, t, 4096, cyc)  # op_file_update
-            t = kv.run(t, self.kc("kernel.io_complete") + self.kc("osd.kv_sync") * 0.5, cyc)
+                t = yield from self._bluefs_append_sync(osd, t, 4096, cyc, LOG_STEPS)  # op_file_update
+            t = kv.run(t, self.kc("kernel.io_complete") + self.kc("osd.kv_sync") * 0.5, cyc,
+                       step=KV_DONE_AFTER_LOG if self.wal_log_sync else KV_DONE_AFTER_WAL)
             osd.kv_cycles += 1
             osd.kv_batched += len(batch)
             osd.db.background(len(batch) * KV_TXC_BYTES * ROCKSDB_WRITE_AMP)
@@ -645,33 +758,35 @@ class Protocol:
                 acc[ACC_DISK] += c3
                 acc[ACC_QUEUE] += c4 + start - t_enq
                 if type(acc) is not list:  # a traced op: the batch it rode in
-                    acc.spans.append((f"{osd.name}.kv_sync batch", "wait", t_enq, start, start, 0))
+                    acc.spans.append((f"{osd.name}.kv_sync batch", "wait", t_enq, start, start, 0,
+                                      KV_BATCH_WAIT))
                     acc.spans.extend(cyc.spans)  # type: ignore[union-attr]
                 wait.arrive(t)
             if k.must_yield(t):
                 yield t
         osd.kv_running = False
 
-    def _bluefs_append_sync(self, osd: OSD, t: int, nbytes: int,
-                            acc: list[int]) -> Generator[Any, Any, int]:
+    def _bluefs_append_sync(self, osd: OSD, t: int, nbytes: int, acc: list[int],
+                            steps: tuple[int, int, int, int]) -> Generator[Any, Any, int]:
         """bstore_kv_sync appends ``nbytes`` to a BlueFS file and syncs it: the O_DIRECT aio
         write, its completion on BlueFS's bstore_aio thread waking kv_sync, then fdatasync
         of the device (the DB device, or the data disk when RocksDB shares it).  Returns
         when the flush is done."""
         k, disk, kv = self.k, osd.db, osd.kv_sync
+        write, done, wake, flush = steps  # labels: the WAL's or BlueFS log's
         if osd.crypt_sector:  # block.db is encrypted as the data device is
             t = yield from self._encrypt(osd, t, nbytes, acc)
-        t = disk.write(t, nbytes, acc)
+        t = disk.write(t, nbytes, acc, write)
         kv.free_at = t
         if k.must_yield(t):
             yield t
-        t = osd.aio_bluefs.run(t, self.kc("kernel.io_complete"), acc)
+        t = osd.aio_bluefs.run(t, self.kc("kernel.io_complete"), acc, step=done)
         if k.must_yield(t):
             yield t
-        t = kv.run(t, 0.0, acc)             # bstore_aio wakes kv_sync waiting in BlueFS
+        t = kv.run(t, 0.0, acc, step=wake)  # bstore_aio wakes kv_sync waiting in BlueFS
         if k.must_yield(t):
             yield t
-        t = disk.flush(t, acc)              # fdatasync of the BlueFS device
+        t = disk.flush(t, acc, flush)  # fdatasync of the BlueFS device
         kv.free_at = t
         if k.must_yield(t):
             yield t
@@ -695,11 +810,11 @@ class Protocol:
         the device's dmcrypt_write thread submits it (kcryptd_crypt_write_io_submit ->
         dmcrypt_write, drivers/md/dm-crypt.c); two hand-offs, each may wake a thread."""
         k = self.k
-        t = self._next_kcryptd(osd).run(t, self._crypt_kc(osd, nbytes), acc)
+        t = self._next_kcryptd(osd).run(t, self._crypt_kc(osd, nbytes), acc, step=CRYPT_ENCRYPT)
         if k.must_yield(t):
             yield t
         assert osd.crypt_write is not None
-        t = osd.crypt_write.run(t, self.kc("kernel.crypt_queue"), acc)
+        t = osd.crypt_write.run(t, self.kc("kernel.crypt_queue"), acc, step=CRYPT_SUBMIT)
         if k.must_yield(t):
             yield t
         return t
@@ -757,7 +872,7 @@ class Protocol:
         try_finish_rmw)."""
         acc, ev, k = op.acc, op.ev, self.k
         worker, th, t_lock = yield from self.receive_op(op, osd, t, OSDOP_HDR + op.nbytes)
-        t = th.run(t_lock, self.kc("osd.do_op") + self.kc("osd.ec_rmw"), acc)
+        t = th.run(t_lock, self.kc("osd.do_op") + self.kc("osd.ec_rmw"), acc, step=EC_DO_OP)
         if self.meta is not None:  # the object context: its own shard object's attributes
             t = yield from self._metadata(op, osd, th, t, acc, True, attrs_only=True)
         ev[E_WAITSUB] = t
@@ -767,7 +882,7 @@ class Protocol:
             t, th = yield from self._ec_reads(op, osd, reads, t)  # acc (op.acc) updated
         call, per_kib = self.ec_encode
         t = th.run(t, (call + per_kib * encoded / 1024.0) * self.jitter.draw(), acc,
-                   handoff=False)
+                   handoff=False, step=EC_ENCODE)
         shards = self.c.acting[op.pg]
         branches = Join(k, len(writes))
         for idx, nbytes in writes:
@@ -786,7 +901,7 @@ class Protocol:
         systematic, so nothing is decoded."""
         acc = op.acc
         worker, th, t_lock = yield from self.receive_op(op, osd, t, OSDOP_HDR)
-        t = th.run(t_lock, self.kc("osd.do_read"), acc)
+        t = th.run(t_lock, self.kc("osd.do_read"), acc, step=EC_DO_READ)
         if self.meta is not None:  # the object context: its own shard object's attributes
             t = yield from self._metadata(op, osd, th, t, acc, False, attrs_only=True)
         osd.hold_pg(op.pg, t)
@@ -820,24 +935,25 @@ class Protocol:
         t = k.now
         local = rep is prim
         if not local:
-            t = yield from self._osd_message(prim, rep, t, EC_READ_HDR, acc,
+            t = yield from self._osd_message(prim, rep, t, EC_READ_HDR, acc, EC_SUBREAD_MSG,
                                              self.kc("osd.repop_send"))
         th, t_lock = self._shard(rep, op.pg, t, acc)
-        t = th.run(t_lock, self.kc("osd.ec_subread"), acc)
+        t = th.run(t_lock, self.kc("osd.ec_subread"), acc, step=EC_SUBREAD)
         if self.meta is not None:  # the shard's own object
             t = yield from self._metadata(op, rep, th, t, acc, False)
-        t = th.run(t, self.kc("kernel.io_submit"), acc, handoff=False)
+        t = th.run(t, self.kc("kernel.io_submit"), acc, handoff=False, step=EC_SUBREAD_IO_SUBMIT)
         if k.must_yield(t):
             yield t
         per = self.blocks_per_object
-        t = yield from self._read_block(rep, rep.disk, th, t, nbytes, acc, object_key(op, per),
-                                        (op.block % per) * op.nbytes)
+        t = yield from self._read_block(rep, rep.disk, th, t, nbytes, acc, DATA_READ_STEPS,
+                                        object_key(op, per), (op.block % per) * op.nbytes)
         if not local:
-            t = yield from self._osd_message(rep, prim, t, REPLY_BYTES + nbytes, acc)
+            t = yield from self._osd_message(rep, prim, t, REPLY_BYTES + nbytes, acc,
+                                             EC_SUBREAD_REPLY_MSG)
             th, t_lock = self._shard(prim, op.pg, t, acc)
-            t = th.run(t_lock, self.kc("osd.ec_read_reply"), acc)
+            t = th.run(t_lock, self.kc("osd.ec_read_reply"), acc, step=EC_SUBREAD_REPLY)
         else:
-            t = th.run(t, self.kc("osd.ec_read_reply"), acc, handoff=False)
+            t = th.run(t, self.kc("osd.ec_read_reply"), acc, handoff=False, step=EC_SUBREAD_REPLY)
         prim.hold_pg(op.pg, t)
         join.arrive(t, (acc, th))
 
@@ -848,16 +964,18 @@ class Protocol:
         if self.cache_hit[osd.id].draw():
             # BlueStore::_do_read finds every extent in the onode's buffer cache: no device
             # I/O, the shard thread builds the reply from the cached buffers
-            t = th.run(t_lock, self.kc("osd.do_read"), acc)
+            t = th.run(t_lock, self.kc("osd.do_read"), acc, step=DO_READ_CACHED)
         else:
             if self.meta is not None:  # the data is not cached: is its onode?
                 t_lock = yield from self._metadata(op, osd, th, t_lock, acc, False)
-            t = th.run(t_lock, self.kc("osd.do_read") + self.kc("kernel.io_submit"), acc)
+            t = th.run(t_lock, self.kc("osd.do_read") + self.kc("kernel.io_submit"), acc,
+                       step=DO_READ_SUBMIT)
             if k.must_yield(t):
                 yield t
             per = self.blocks_per_object  # where: the object and the offset in it
             t = yield from self._read_block(osd, osd.disk, th, t, op.nbytes, acc,
-                                            object_key(op, per), op.block % per * op.nbytes)
+                                            DATA_READ_STEPS, object_key(op, per),
+                                            op.block % per * op.nbytes)
         osd.hold_pg(op.pg, t)
         if k.must_yield(t):
             yield t

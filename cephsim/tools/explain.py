@@ -15,7 +15,8 @@ changes the results, so it is the same op with the same latency), and then:
    add up to the op's latency to the nanosecond;
 2. draws it as a text Gantt chart (rows per thread, disk and network
    direction, grouped by host: client, primary, replicas), and lists the
-   steps with what Ceph does in each;
+   steps with what Ceph does in each, as the model labelled them
+   (:mod:`cephsim.model.steps`);
 3. attributes this op and the mean over all measured ops to network, CPU
    work, C-state wake-ups, disk and queueing;
 4. runs ablations, each a real simulation with the same seed (common random
@@ -37,6 +38,8 @@ import numpy as np
 
 from cephsim.errors import CephsimError
 from cephsim.metrics.records import CATEGORIES
+from cephsim.metrics.trace import Span
+from cephsim.model.steps import CLIENT_SEND, STEPS, WAL_WRITE
 
 CAT_LABEL = {"network": "network", "cpu": "CPU work", "wake": "C-state wake-ups",
              "disk": "disk", "queue": "queueing"}
@@ -57,6 +60,7 @@ class Step:
     #: a network step's sender and receiver roles (client, primary, replica N): decided by
     #: the threads on either side of it, not by the hosts, which may hold several roles
     ends: tuple[str, str] = ("", "")
+    step: int = 0  #: what the model says it is (cephsim.model.steps)
 
     @property
     def dur(self) -> int:
@@ -73,7 +77,7 @@ class Explanation:
     latency_ns: int
     acc: list[int]  #: the op's own [network, cpu, wake, disk, queue]
     steps: list[Step]
-    spans: list[tuple[str, str, int, int, int, int]]  #: all spans, times since submission
+    spans: list[Span]  #: all spans, times since submission
     host_of: dict[str, str]  #: resource -> host
     groups: list[tuple[str, str]]  #: (host, role) in display order
     rank: str  #: e.g. "median (rank 750 of 1500)"
@@ -141,8 +145,8 @@ def _fmt_q(x: float) -> str:
     return f"{x:g}"
 
 
-def span_cats(sp: tuple[str, str, int, int, int, int]) -> tuple[int, int, int, int, int]:
-    name, kind, arrive, start, end, extra = sp
+def span_cats(sp: Span) -> tuple[int, int, int, int, int]:
+    name, kind, arrive, start, end, extra, _ = sp
     if kind == "cpu":
         return (0, end - start - extra, extra, 0, start - arrive)
     if kind == "net":
@@ -152,7 +156,7 @@ def span_cats(sp: tuple[str, str, int, int, int, int]) -> tuple[int, int, int, i
     return (0, 0, 0, 0, end - arrive)  # wait
 
 
-def critical_path(spans: Sequence[tuple[str, str, int, int, int, int]], submit: int,
+def critical_path(spans: Sequence[Span], submit: int,
                   complete: int, acc: Sequence[int], budget: int = 200_000) -> list[Step]:
     """The chain of spans from ``submit`` to ``complete`` whose time split equals ``acc``.
 
@@ -213,7 +217,7 @@ def critical_path(spans: Sequence[tuple[str, str, int, int, int, int]], submit: 
     steps: list[Step] = []
     for i, gap in reversed(chain):
         sp = spans[i]
-        steps.append(Step(sp[0], sp[1], sp[2] - submit, sp[4] - submit, cats[i]))
+        steps.append(Step(sp[0], sp[1], sp[2] - submit, sp[4] - submit, cats[i], step=sp[6]))
         if gap:
             steps.append(Step("(wait)", "wait", sp[4] - submit, sp[4] + gap - submit, (0, 0, 0, 0, gap)))
     return steps
@@ -257,11 +261,6 @@ def display_name(resource: str) -> str:
     (``osd0.job0.app`` on a host named osd0) and the network (``osd0->osd1``) as they are."""
     osd = osd_of(resource)
     return f"osd.{osd[3:]}{resource[len(osd):]}" if osd else resource
-
-
-def _owner(resource: str) -> str:
-    """The OSD (``osd6``) or client job (``<host>.job0``) a thread belongs to."""
-    return osd_of(resource) or resource.rsplit(".", 1)[0]
 
 
 def _host_of(resource: str, osd_host: dict[int, str]) -> str:
@@ -323,40 +322,6 @@ def _thread(resource: str) -> str:
     return tail
 
 
-def handed_by(spans: Sequence[tuple[str, str, int, int, int, int]]) -> dict[tuple[str, int], str]:
-    """(resource, end) of each span -> the resource that handed this work over: the one
-    whose span ended at its arrival (a msgr-worker for a reply, kv_final for a commit
-    callback).  Work that arrived when the same thread finished its previous item (it
-    waited for the thread), or when another shard thread of its OSD released the PG lock
-    (a shard item's arrival is when it got the lock), gets the most recent hand-over on
-    its OSD that no other span took: a msgr-worker or kv_final whose span ended by then."""
-    by_end: dict[int, list[str]] = {}
-    for sp in spans:
-        by_end.setdefault(sp[4], []).append(sp[0])
-    direct: dict[tuple[str, int], str] = {}
-    for sp in spans:
-        cands = [c for c in by_end.get(sp[2], []) if c != sp[0]]
-        direct[(sp[0], sp[4])] = cands[0] if cands else sp[0]
-    taken = {(src, sp[2]) for sp in spans
-             for src in [direct[(sp[0], sp[4])]] if src != sp[0]}
-    out = dict(direct)
-    for sp in sorted(spans, key=lambda x: (x[2], x[4])):  # in arrival order, each hand-over once
-        src0 = direct[(sp[0], sp[4])]
-        osd = _owner(sp[0])
-        lock_wait = (_thread(sp[0]) == "shard" and _thread(src0) == "shard"
-                     and _owner(src0) == osd)
-        if src0 != sp[0] and not lock_wait:
-            continue
-        pending = [(o[4], o[0]) for o in spans
-                   if _owner(o[0]) == osd and o[0] != sp[0] and o[4] <= sp[2]
-                   and _thread(o[0]) in ("msgr", "kv_final") and (o[0], o[4]) not in taken]
-        if pending:
-            end, src = max(pending)
-            out[(sp[0], sp[4])] = src
-            taken.add((src, end))
-    return out
-
-
 #: how the application hands an I/O to the client, per engine: (write, read)
 SUBMIT_CALL = {"rbd": ("(rbd_aio_write)", "(rbd_aio_read)"),
                "rados": ("(rados_aio_write)", "(rados_aio_read)"),
@@ -390,201 +355,48 @@ def role_for(resource: str, roles: dict[str, str]) -> str:
     return "client" if osd is None else roles.get(osd, "client")
 
 
-def describe(steps: list[Step], roles: dict[str, str],
-             nbytes: int, write_mode: str, is_write: bool = True,
-             came_from: dict[tuple[str, int], str] | None = None, engine: str = "rbd",
+def describe(steps: list[Step], roles: dict[str, str], nbytes: int, write_mode: str,
+             is_write: bool = True, engine: str = "rbd",
              cache_flushed: set[str] | None = None) -> None:
-    """Fill ``Step.what`` with what Ceph does in each step (of a write, or of a read).
-
-    ``came_from`` (from :func:`handed_by`, times since submission) tells apart steps
-    that queue on one shard thread: a replica's reply (handed over by a msgr-worker)
-    from the local commit callback (handed over by kv_final)."""
-    came_from = came_from or {}
-
+    """Fill ``Step.what`` from each step's label (:mod:`cephsim.model.steps`): who ran it
+    (its OSD's role in the op, or the client), on which thread, doing what."""
     def side(k: int) -> str:  # the role of the thread at step k (a net step has none)
         return role_for(steps[k].resource, roles) if 0 <= k < len(steps) else ""
 
-    seen_app = False
-    seen_net = False  #: the op has left the client (later app work is the completion)
-    seen_primary_shard = False
-    osd_seen_kv: set[str] = set()
-    kv_writes: dict[str, int] = {}  #: disk writes of each OSD's commit cycle so far
+    fields = {"kib": nbytes // 1024, "op": "write" if is_write else "read",
+              "call": SUBMIT_CALL[engine][not is_write]}
     for j, s in enumerate(steps):
-        prev = steps[j - 1] if j else None
-        nxt = steps[j + 1] if j + 1 < len(steps) else None
-        role = role_for(s.resource, roles)
-        th = _thread(s.resource)
-        osd = osd_of(s.resource) or ""
-        seen_net = seen_net or s.kind == "net" or bool(osd)
+        if s.resource == "(wait)":  # a gap between two spans: no component ran
+            s.what = ("waits: the PG lock (another op on this PG, or this op's other branch) "
+                      "or a busy thread")
+            continue
+        label = STEPS[s.step]
+        dev = "DB device" if _thread(s.resource) == "db" else "disk"
+        action = label.action.format(dev=dev, **fields)
         if s.kind == "net":
             a, b = _net_ends(s.resource)
-            ra, rb = side(j - 1), side(j + 1)
-            s.ends = (ra, rb)
-            if ra == "client":
-                w = (f"MOSDOp: the write request and its {nbytes // 1024} KiB travel to the primary"
-                     if is_write else "MOSDOp: the read request travels to the primary")
-            elif rb == "client":
-                w = ("MOSDOpReply: 'committed' travels back to the client" if is_write else
-                     f"MOSDOpReply: the {nbytes // 1024} KiB of data travel back to the client")
-            elif rb.startswith("replica"):
-                w = "MOSDRepOp: the data and PG log entry travel to a replica"
-            elif rb.startswith("shard"):
-                w = ("an EC sub-op (MOSDECSubOpRead, or MOSDECSubOpWrite with its chunk and "
-                     "the PG log entry) travels to a shard")
-            elif ra.startswith("shard"):
-                w = "an EC sub-op reply (the chunk read, or 'committed') travels back to the primary"
-            else:
-                w = "MOSDRepOpReply: the replica's 'committed' travels back to the primary"
-            s.what = f"network {a}->{b}: {w}"
-        elif s.kind == "wait":
-            if "kv_sync" in s.resource:
-                s.what = ("waits for bstore_kv_sync to pick up its transaction (group commit: the "
-                          "previous batch, or a background RocksDB stall, must finish)")
-            else:
-                s.what = ("waits: the PG lock (another op on this PG, or this op's other branch) "
-                          "or a busy thread")
+            s.ends = (side(j - 1), side(j + 1))
+            s.what = f"network {a}->{b}: {action}"
         elif s.kind == "flush":
-            # a commit cycle writes the WAL, then (Pacific to Squid) BlueFS's log: which one a
-            # flush makes durable follows from the cycle's writes before it
-            n = kv_writes.get(osd, 0)
-            dev = "DB device" if th == "db" else "disk"
-            what = ("the data durable before the RocksDB commit" if n == 0 else
-                    "the RocksDB WAL durable" if n == 1 else
-                    "BlueFS's log (the WAL's new size) durable")
             if flush_sent(s.resource, cache_flushed):
-                s.what = f"{dev} cache flush (fdatasync): makes {what}"
+                s.what = f"{dev} cache flush (fdatasync): {action}"
             else:  # PLP flash or an HDD with its cache off: no FLUSH command is sent
-                s.what = (f"fdatasync on the {dev}: makes {what} (no volatile cache: the "
-                          "system call only, no flush is sent)")
-        elif s.kind == "write":
-            if osd in osd_seen_kv or write_mode == "deferred":
-                kv_writes[osd] = n = kv_writes.get(osd, 0) + 1
-                dev = "DB device" if th == "db" else "disk"
-                if n == 1:
-                    s.what = f"{dev} write: RocksDB WAL append (BlueFS, O_DIRECT)" + (
-                        "; deferred: the data rides in the WAL" if write_mode == "deferred" else "")
-                else:
-                    s.what = (f"{dev} write: BlueFS log record (the WAL file grew: its new size, "
-                              "_flush_and_sync_log)")
-            else:
-                s.what = "disk write: the data to its final place (direct, aio)"
-        elif s.kind == "read":
-            s.what = "disk read: the data from its place on the device (O_DIRECT)"
-        elif th == "app":
-            s.what = ("fio thread: reaps the completion" if seen_net else
-                      "fio thread: librados Objecter (op_submit): picks the PG and primary "
-                      "OSD, builds the MOSDOp" if seen_app else
-                      f"fio thread: submits the {'write' if is_write else 'read'} "
-                      + SUBMIT_CALL[engine][not is_write])
-            seen_app = True
-        elif th == "librbd":
-            s.what = "librbd: image request -> object -> Objecter picks the PG and primary OSD"
-        elif th == "finisher":
-            s.what = "librados finisher: runs the completion callback"
-        elif th == "kworker":
-            s.what = "kernel client (libceph kworker)"
-        elif th == "msgr":
-            # who takes the message next, and who sent what this worker received: across the
-            # wire (a net step between) or on this host (loopback: the next thread directly)
-            wire_out = nxt is not None and nxt.kind == "net"
-            nh = side(j + 2) if wire_out else side(j + 1)
-            frm = side(j - 2) if prev is not None and prev.kind == "net" else side(j - 1)
-            sending = nh not in ("", role)
-            loop = "" if wire_out else " (loopback: to this host)"
-            if role == "client":
-                s.what = (f"client msgr-worker: encodes MOSDOp, kernel TCP send{loop}" if sending
-                          else "client msgr-worker: TCP receive, decodes the reply")
-            elif sending:
-                s.what = (f"{role} msgr-worker: " + (("sends MOSDOpReply to the client (commit_sent)"
-                                                      if is_write else
-                                                      "sends MOSDOpReply with the data to the client")
-                                                     if nh == "client" else
-                                                     "encodes and sends the MOSDRepOp" if role == "primary"
-                                                     else "sends the reply to the primary"))
-            else:
-                s.what = f"{role} msgr-worker: TCP receive, decodes the message" + (
-                    ", queues the op to its PG's shard (initiated -> queued_for_pg)"
-                    if role == "primary" and frm == "client" else "")
-        elif th == "shard":
-            if role == "primary" and not is_write:
-                if nxt is not None and nxt.kind == "read":
-                    s.what = ("primary op shard (tp_osd_tp): do_op for a read: object context, "
-                              "BlueStore read (onode, extents), submits the device read")
-                elif prev is not None and prev.kind == "read":
-                    s.what = "primary op shard: read complete, builds the reply"
-                else:
-                    s.what = ("primary op shard (tp_osd_tp): do_op for a read: object context, "
-                              "BlueStore read served from the buffer cache (no device I/O), "
-                              "builds the reply")
-            elif role == "primary":
-                origin = _thread(came_from.get((s.resource, s.end), s.resource))
-                first_on_primary = not seen_primary_shard
-                seen_primary_shard = True
-                if first_on_primary:
-                    # every later step depends on do_op, so the path always runs through it,
-                    # however long the op waited for the PG lock before it
-                    s.what = ("primary op shard (tp_osd_tp): do_op, PG log entry, transaction, "
-                              "MOSDRepOps (reached_pg -> waiting for subops)")
-                elif prev is not None and prev.resource == s.resource and origin == "msgr":
-                    # another replica's reply, decoded meanwhile, waited for the PG lock
-                    # (or the thread) that the previous step held
-                    s.what = ("primary op shard: handles the next replica's reply "
-                              "(sub_op_commit_rec), queued behind the previous step")
-                elif prev is not None and prev.resource == s.resource and origin == "kv_final":
-                    s.what = ("primary op shard: commit callback (op_commit), queued behind the "
-                              "previous step on this thread")
-                elif prev is not None and prev.resource == s.resource:
-                    s.what = "primary op shard: BlueStore queue_transaction (local commit)"
-                elif nxt is not None and (nxt.kind == "wait" and "kv_sync" in nxt.resource
-                                        or _thread(nxt.resource) in ("kv_sync", "bstore_aio")
-                                        or nxt.kind == "write"):
-                    s.what = "primary op shard: BlueStore queue_transaction (local commit starts)"
-                elif prev is not None and _thread(prev.resource) == "kv_final":
-                    s.what = "primary op shard: commit callback (op_commit)"
-                elif prev is not None and (prev.kind == "net" or _thread(prev.resource) == "msgr"
-                                           or prev.kind == "wait"):
-                    s.what = "primary op shard: handles the replica's reply (sub_op_commit_rec)"
-                elif prev is not None and _thread(prev.resource) == "shard" and origin == "msgr":
-                    # the other shard thread had the reply already; it waited for the PG lock
-                    # (the commit callback never waits for it: local_commit runs it directly)
-                    s.what = ("primary op shard: handles the other replica's reply "
-                              "(sub_op_commit_rec) once the previous step freed the PG lock")
-                else:
-                    s.what = "primary op shard (tp_osd_tp)"
-            else:
-                if prev is not None and _thread(prev.resource) == "kv_final":
-                    s.what = f"{role} op shard: repop_commit, queues the reply"
-                elif prev is not None and prev.resource == s.resource:
-                    s.what = (f"{role} op shard: BlueStore queue_transaction (submits the "
-                              "transaction to kv_sync)")
-                else:
-                    s.what = f"{role} op shard: do_repop (applies the PG log entry)"
-        elif th == "kv_sync":
-            first = osd not in osd_seen_kv
-            osd_seen_kv.add(osd)
-            if first and nxt is not None and nxt.kind == "flush":
-                s.what = "bstore_kv_sync: takes everything queued as one batch, flushes the data"
-            elif first:
-                s.what = ("bstore_kv_sync: takes everything queued as one batch, applies each "
-                          "transaction to RocksDB (one _txc_apply_kv per txc)")
-            elif prev is not None and prev.kind == "flush" and nxt is not None and nxt.kind == "write":
-                s.what = ("bstore_kv_sync: data flushed; applies each queued transaction to "
-                          "RocksDB (one _txc_apply_kv per txc)" if kv_writes.get(osd, 0) == 0 else
-                          "bstore_kv_sync: WAL flushed; the WAL file grew, so BlueFS writes the "
-                          "new size to its own log")
-            elif prev is not None and prev.kind == "flush" or nxt is not None and nxt.kind == "flush":
-                what = "BlueFS log" if kv_writes.get(osd, 0) > 1 else "WAL"
-                s.what = (f"bstore_kv_sync: {what} flushed, the RocksDB commit completes"
-                          if prev is not None and prev.kind == "flush" else
-                          f"bstore_kv_sync: {what} written, issues the flush")
-            else:
-                s.what = "bstore_kv_sync: RocksDB batch (transactions of everything queued)"
-        elif th in ("bluefs_aio", "bstore_aio"):
-            s.what = "bstore_aio: I/O completion interrupt -> wakes the waiting thread"
-        elif th == "kv_final":
-            s.what = "bstore_kv_final: runs the commit callbacks"
+                s.what = (f"fdatasync on the {dev}: {action} (no volatile cache: the system "
+                          "call only, no flush is sent)")
+        elif s.kind in ("write", "read"):
+            s.what = action + ("; deferred: the data rides in the WAL"
+                               if s.step == WAL_WRITE and write_mode == "deferred" else "")
+        elif s.kind == "wait":
+            s.what = action
+        elif label.actor == "client":
+            s.what = f"{label.thread}: {action}"
+            if s.step == CLIENT_SEND and j + 1 < len(steps) and steps[j + 1].kind != "net":
+                s.what += " (loopback: to this host)"
         else:
-            s.what = s.resource
+            s.what = f"{role_for(s.resource, roles)} {label.thread}: {action}"
+        prev = steps[j - 1] if j else None
+        if s.cats[4] and prev is not None and prev.resource == s.resource and s.kind == "cpu":
+            s.what += " (queued behind the previous step on this thread)"
 
 
 # ------------------------------------------------------------------ the run
@@ -640,15 +452,16 @@ def explain(path: str | Path, overrides: Sequence[str] | None = None, which: str
     groups: list[tuple[str, str]] = [(h, "; ".join(p)) for h, p in parts.items()]
     groups.insert(1, ("network", "messages on the wire"))
     is_write = bool(a["is_write"][i])
-    rel = [(sp[0], sp[1], sp[2] - submit, sp[3] - submit, sp[4] - submit, sp[5]) for sp in spans]
+    rel = [(sp[0], sp[1], sp[2] - submit, sp[3] - submit, sp[4] - submit, sp[5], sp[6])
+           for sp in spans]
     # a device's own name and, for one shared by a host's OSDs, the per-OSD name it is shown as
     cache_flushed = set()
     for osd in res.cluster.osds.values():
         for dev, role in ((osd.disk, "disk"), (osd.db, "db" if osd.db is not osd.disk else "disk")):
             if dev.barrier:
                 cache_flushed.update((dev.name, f"{osd.name}.{role}"))
-    describe(steps, roles, sc.workload.bs, r.ceph.write_mode, is_write, handed_by(rel),
-             sc.workload.engine, cache_flushed)
+    describe(steps, roles, sc.workload.bs, r.ceph.write_mode, is_write, sc.workload.engine,
+             cache_flushed)
     ex = Explanation(scenario=sc.name, path=str(path), seed=seed, which=which, seq=seq,
                      latency_ns=complete - submit, acc=acc, steps=steps,
                      spans=rel,

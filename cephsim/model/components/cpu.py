@@ -399,11 +399,13 @@ class Thread:
         self.util_t = 0
         self.quota: Quota | None = None  #: the CPU quota of its cgroup (None: unlimited)
 
-    def run(self, t: int, kcycles: float, acc: list[int] | None, handoff: bool = True) -> int:
+    def run(self, t: int, kcycles: float, acc: list[int] | None, handoff: bool = True,
+            step: int = 0) -> int:
         """Run ``kcycles`` of work handed to this thread at ``t``; return the end time.
 
         ``acc`` (``[network, cpu, wake, disk, queue]`` ns) gets the time split.
         ``handoff=False`` means the thread simply goes on with more work (no wake-up).
+        ``step``: what the work is (:mod:`cephsim.model.steps`), for a traced op's span.
 
         This is the simulator's hottest function (~50 calls per replicated write), so
         it handles the common cases of ``CoreSet.pick`` (previous core idle),
@@ -514,7 +516,7 @@ class Thread:
             acc[ACC_WAKE] += penalty
             acc[ACC_QUEUE] += start - t
             if type(acc) is not list:  # a traced op (cephsim.metrics.trace)
-                acc.spans.append((self.name, "cpu", t, start, end, penalty))  # type: ignore[attr-defined]
+                acc.spans.append((self.name, "cpu", t, start, end, penalty, step))  # type: ignore[attr-defined]
         return end
 
     def block(self, t: int, duration: int) -> None:

@@ -73,7 +73,7 @@ class Disk:
         self.cache_hits = 0
 
     def _io(self, t: int, sampler: Sampler, extra: int, acc: list[int] | None,
-            kind: str) -> int:
+            kind: str, step: int) -> int:
         """One access arriving at ``t``: its service time drawn from ``sampler`` (the
         command-queue choice on an HDD), on the first free channel, behind the data pipe
         for the bytes beyond 4 KiB.  Returns its completion time."""
@@ -102,7 +102,7 @@ class Disk:
             acc[ACC_DISK] += end - start
             acc[ACC_QUEUE] += start - t
             if type(acc) is not list:  # a traced op
-                acc.spans.append((self.name, kind, t, start, end, 0))  # type: ignore[attr-defined]
+                acc.spans.append((self.name, kind, t, start, end, 0, step))  # type: ignore[attr-defined]
         return end
 
     def _access(self, t: int, s: Sampler) -> int:
@@ -120,23 +120,24 @@ class Disk:
                 best = x
         return best
 
-    def write(self, t: int, nbytes: int, acc: list[int] | None) -> int:
+    def write(self, t: int, nbytes: int, acc: list[int] | None, step: int = 0) -> int:
+        """A write of ``nbytes``; ``step`` names it for a traced op's span."""
         extra = int((nbytes - 4096) / self.write_bw) if nbytes > 4096 else 0
         if self.per_dirty_ns:
             self.dirty += math.ceil(nbytes / 4096)
-        return self._io(t, self.write_s, extra, acc, "write")
+        return self._io(t, self.write_s, extra, acc, "write", step)
 
     def read(self, t: int, nbytes: int, acc: list[int] | None, key: int = -1,
-             offset: int = 0) -> int:
+             offset: int = 0, step: int = 0) -> int:
         """A read of ``nbytes`` at ``offset`` bytes into region ``key`` (an object; -1: no
         location known, never a cache hit).  Returns its completion time."""
         extra = int((nbytes - 4096) / self.read_bw) if nbytes > 4096 else 0
         if not self.lookahead or key < 0:
-            return self._io(t, self.read_s, extra, acc, "read")
-        end = self._cached(t, key, offset, nbytes, acc)
+            return self._io(t, self.read_s, extra, acc, "read", step)
+        end = self._cached(t, key, offset, nbytes, acc, step)
         if end >= 0:
             return end
-        end = self._io(t, self.read_s, extra, acc, "read")
+        end = self._io(t, self.read_s, extra, acc, "read", step)
         # the head stays on the track and reads on past this read into the cache
         segs = self.segments
         for k in range(len(segs) - 1, -1, -1):
@@ -152,7 +153,7 @@ class Disk:
         return end
 
     def _cached(self, t: int, key: int, offset: int, nbytes: int,
-                acc: list[int] | None) -> int:
+                acc: list[int] | None, step: int) -> int:
         """A read served from a look-ahead range, or -1 when none holds all of it.  The
         data at byte x of a range is in the cache once the head has read that far,
         ``(x - off0) / media rate`` after its read-on began, if it had not left by then."""
@@ -187,7 +188,7 @@ class Disk:
                 acc[ACC_DISK] += end - t - (start - ready)
                 acc[ACC_QUEUE] += start - ready
                 if type(acc) is not list:  # a traced op
-                    acc.spans.append((self.name, "read", t, start, end, 0))  # type: ignore[attr-defined]
+                    acc.spans.append((self.name, "read", t, start, end, 0, step))  # type: ignore[attr-defined]
             return end
         return -1
 
@@ -196,7 +197,7 @@ class Disk:
         if self.per_dirty_ns:
             self.dirty += nbytes / 4096
 
-    def flush(self, t: int, acc: list[int] | None) -> int:
+    def flush(self, t: int, acc: list[int] | None, step: int = 0) -> int:
         if self.flush_start >= t:  # a queued flush not yet started covers this request
             self.merged_flushes += 1
             end = self.flush_end
@@ -223,5 +224,5 @@ class Disk:
             acc[ACC_DISK] += service
             acc[ACC_QUEUE] += start - t
             if type(acc) is not list:  # a traced op
-                acc.spans.append((self.name, "flush", t, start, end, 0))  # type: ignore[attr-defined]
+                acc.spans.append((self.name, "flush", t, start, end, 0, step))  # type: ignore[attr-defined]
         return end

@@ -126,9 +126,10 @@ class Path:
             self._shapes[nbytes] = shape
         return shape
 
-    def transfer(self, k: Kernel, t: int, nbytes: int,
-                 acc: list[int] | None) -> Generator[Any, None, int]:
-        """Kernel sub-process: deliver ``nbytes`` sent at ``t``; returns arrival time at B."""
+    def transfer(self, k: Kernel, t: int, nbytes: int, acc: list[int] | None,
+                 step: int = 0) -> Generator[Any, None, int]:
+        """Kernel sub-process: deliver ``nbytes`` sent at ``t``; returns arrival time at B.
+        ``step``: which message it is, for a traced op's span."""
         t0 = t
         if self.loopback:
             return t
@@ -189,7 +190,7 @@ class Path:
             acc[ACC_NET] += t - t0 - queued
             acc[ACC_QUEUE] += queued
             if type(acc) is not list:  # a traced op: one span per message
-                acc.spans.append((self.name, "net", t0, t0, t, queued))  # type: ignore[attr-defined]
+                acc.spans.append((self.name, "net", t0, t0, t, queued, step))  # type: ignore[attr-defined]
         return t
 
     def _loss_wait(self, frames: int, rtt: int) -> int:
