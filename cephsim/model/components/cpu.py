@@ -20,11 +20,22 @@ CONSERVATIVE_UP_THRESHOLD = 0.80
 #: (INTEL_PSTATE_SAMPLING_INTERVAL), target = 1.25 x the turbo P-state x busy_frac, where
 #: busy_frac = MPERF / TSC: C0 time, polling idle included (drivers/cpufreq/intel_pstate.c)
 INTEL_PSTATE_PERIOD_NS = 10_000_000
-#: HWP (intel_pstate) and CPPC (amd-pstate-epp) with the balance_performance EPP: the
-#: processor picks the clock itself from the C0 activity it sees.  Its algorithm is not
-#: published; modelled as intel_pstate's rule over a 1 ms window (an estimate: Intel's
-#: "Speed Shift" is sold on ~1 ms responses, against the OS governors' 10 ms and more)
-HWP_WINDOW_NS = 1_000_000
+#: HWP (intel_pstate powersave) and CPPC (amd-pstate-epp) at the default balance_performance
+#: EPP: the processor picks the clock itself.  Its algorithm is not published; what is
+#: measured: it re-evaluates once per control loop, 5 ms at EPP 80-133 (0x80 = 128; 2 ms at
+#: EPP 2-39), steps up only on loop boundaries, and keeps its operating point through idle
+#: gaps shorter than a loop (an 842 us sleep dropped it in ~3 % of tests) (D. Smythies,
+#: linux-pm "cpufreq: intel_pstate: HWP mode issue", 2020-06-30 / 07-08); from idle it
+#: reaches its top clock in "just over 5 ms" (Chips and Cheese, 2022).  So: a core that ran
+#: in the previous loop runs at the held point, one idle for a whole loop at the minimum
+#: until the next boundary.
+HWP_LOOP_NS = 5_000_000
+#: the held point, as a share of the performance governor's clock: on Xeon Scalable "going
+#: from P-State powersave to performance was 11% faster" (Phoronix, Core i9-11900K P-State
+#: review); on Sapphire Rapids at EPP 0x80 the gap was 25-37 % for several workloads, ~12 %
+#: at its EPP 32 (S. Pandruvada, linux-pm 2023-02-21).  Aggregate benchmark gaps, not a
+#: clock measured at qd=1: an estimate
+HWP_HELD = 1.0 / 1.11
 #: governors that read the hardware's C0 residency (MPERF, or HWP itself): a core that
 #: polls when idle (idle=poll, cpu_dma_latency=0) looks busy to them
 HARDWARE_GOVERNORS = ("intel_pstate", "hwp")
@@ -136,7 +147,7 @@ class Core:
         self.gap_start = 0
         self.gap_end = 0
         self.freq_hz = freq_hz
-        self.win = -1
+        self.win = -2  #: the governor's latest sampling window (none yet: not the one before 0)
         self.win_busy = 0
         self.util = 0.0
         self.util_t = 0
@@ -241,11 +252,18 @@ class CoreSet:
                 return self.max_hz
             util = max(self._pelt(core, t), self._pelt(thread, t))
             return min(self.max_hz, max(self.min_hz, 1.25 * self.max_hz * util))
-        if g in HARDWARE_GOVERNORS:  # intel_pstate's rule, on the C0 time of the last window
-            period = INTEL_PSTATE_PERIOD_NS if g == "intel_pstate" else HWP_WINDOW_NS
-            win = t // period
+        if g == "hwp":  # the processor's control loop: held while the core keeps running
+            win = t // HWP_LOOP_NS
             if win != core.win:
-                load = core.win_busy / period if win == core.win + 1 else 0.0
+                # the previous loop with work on this core: the last one, or earlier
+                core.freq_hz = (self.max_hz * HWP_HELD if win == core.win + 1
+                                else self.min_hz)
+                core.win = win
+            return core.freq_hz
+        if g == "intel_pstate":  # get_target_pstate(), on the C0 time of the last sample
+            win = t // INTEL_PSTATE_PERIOD_NS
+            if win != core.win:
+                load = core.win_busy / INTEL_PSTATE_PERIOD_NS if win == core.win + 1 else 0.0
                 core.freq_hz = min(self.max_hz, max(self.min_hz, 1.25 * self.max_hz * load))
                 core.win = win
                 core.win_busy = 0
@@ -287,7 +305,7 @@ class CoreSet:
 
     def _account(self, core: Core, thread: Thread, start: int, dur: int) -> None:
         """Busy time seen by a load-tracking governor."""
-        if self.governor in ("ondemand", "conservative", "intel_pstate", "hwp"):
+        if self.governor in ("ondemand", "conservative", "intel_pstate"):
             core.win_busy += dur
         elif self.governor == "schedutil":
             # to the core and to the thread (whose utilisation follows it between cores)
