@@ -222,7 +222,8 @@ def read_scenario_data(path: Path, text_keys: bool = True) -> Any:
     if data is None:
         raise CephsimError.single("the file is empty", file=str(path))
     if not isinstance(data, dict):
-        raise CephsimError.single("a scenario must be a YAML mapping (key: value)", file=str(path), line=1)
+        raise CephsimError.single("a scenario must be a YAML mapping "
+                                  "(key: value)", file=str(path), line=1)
     return data
 
 

@@ -277,7 +277,8 @@ def _raw(kind: str, name: str) -> dict:
 @pytest.mark.parametrize(("kind", "name", "change", "words"), [
     ("disks", "pm9a3", {"write_bandwidth": "0MB/s"}, "below 1 MB/s"),
     ("disks", "pm9a3", {"read_bandwidth": "-1MB/s"}, "below 1 MB/s"),
-    ("disks", "generic-consumer-sata", {"flush_per_dirty_unit": "-5us"}, "greater than or equal to 0"),
+    ("disks", "generic-consumer-sata", {"flush_per_dirty_unit": "-5us"},
+            "greater than or equal to 0"),
     ("switches", "generic-cut-through-25g", {"speed": "0Gbit/s"}, "below 1 Mbit/s"),
     ("switches", "denverton-router-1g", {"forwarding_cycles": -100}, "greater than or equal to 0"),
     ("switches", "denverton-router-1g", {"forwarding_cycles": float("nan")}, "finite"),
@@ -462,7 +463,8 @@ def test_topology_fields_the_kind_does_not_use_are_named(run_cli):
 
 
 def test_a_negative_delay_too_small_to_round_is_still_negative(run_cli):
-    r = run_cli("validate", QS, "--set", "network.links=[{from: client0, to: osd0, delay: -1e-30ns}]")
+    r = run_cli("validate", QS, "--set", "network.links=[{from: client0, to: osd0, delay: "
+            "-1e-30ns}]")
     assert_short_error(r, "network.links.0.delay", "negative")
 
 

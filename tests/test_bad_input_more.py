@@ -174,7 +174,8 @@ def test_micro_sign_and_greek_mu_both_read_as_microseconds(tmp_path, run_cli, mi
 
 
 def test_other_greek_units_still_refused(tmp_path, run_cli):
-    p = _write(tmp_path, BASE.replace("    count: 3\n", "    count: 3\n    netem: {delay: 150\u03bcm}\n", 1))
+    p = _write(tmp_path, BASE.replace("    count: 3\n", "    count: 3\n    netem: {delay: "
+            "150\u03bcm}\n", 1))
     assert_short_error(run_cli("validate", p), f"{p}:5:", "unknown time unit")
 
 
@@ -249,7 +250,8 @@ def _inline_cpu_scenario(tmp_path: Path, **change) -> Path:
     cpu = YAML(typ="safe").load((ROOT / "cephsim" / "catalog" / "data" / "cpus.yaml")
                                 .read_text())["epyc-7313p"]
     cpu.update(change)
-    return _write(tmp_path, BASE.replace("    cpu: epyc-7313p\n", f"    cpu: {json.dumps(cpu)}\n", 1))
+    return _write(tmp_path, BASE.replace("    cpu: "
+            "epyc-7313p\n", f"    cpu: {json.dumps(cpu)}\n", 1))
 
 
 def test_inline_cpu_too_slow_for_a_run_is_refused_by_validate(tmp_path, run_cli):
@@ -274,7 +276,8 @@ def test_slow_but_runnable_inline_cpu_still_validates(tmp_path, run_cli):
 def test_inline_cpu_unknown_cstates_points_at_the_cpu(tmp_path, run_cli):
     """Was blamed on hosts.0.cstates (a key the file does not have) at the group's line."""
     p = _inline_cpu_scenario(tmp_path, cstates="nosuch")
-    assert_short_error(run_cli("validate", p), f"{p}:5:", "hosts.0.cpu.cstates: unknown cstate 'nosuch'")
+    assert_short_error(run_cli("validate", p), f"{p}:5:", "hosts.0.cpu.cstates: unknown cstate "
+            "'nosuch'")
 
 
 def test_group_cstates_override_still_named_as_such(tmp_path, run_cli):
@@ -288,8 +291,9 @@ def test_group_cstates_override_still_named_as_such(tmp_path, run_cli):
     ("monitors.warmup=10min", "--set monitors.warmup=10min: monitors.warmup: the clients start "
                               "after warmup (10min)"),
     ("network.topology.kind=leaf-spine", "--set network.topology.kind=leaf-spine: "
-                                         "network.topology.spine: leaf-spine topology needs a spine model"),
-    ("ceph.profile=nosuch.yaml", "--set ceph.profile=nosuch.yaml: ceph.profile: no such profile file"),
+            "network.topology.spine: leaf-spine topology needs a spine model"),
+    ("ceph.profile=nosuch.yaml", "--set ceph.profile=nosuch.yaml: ceph.profile: no such profile "
+                                 "file"),
 ])
 def test_set_errors_name_the_set(tmp_path, run_cli, setting, words):
     """These were reported at the file (a line of the monitors block, or no line at all)."""
@@ -308,7 +312,8 @@ def test_monitor_duration_below_default_warmup_points_at_duration(tmp_path, run_
 
 
 def test_missing_profile_points_at_the_scenario_line(tmp_path, run_cli):
-    p = _write(tmp_path, BASE.replace("pool: {size: 3}\n", "pool: {size: 3}\nceph: {profile: nosuch.yaml}\n"))
+    p = _write(tmp_path, BASE.replace("pool: {size: 3}\n", "pool: {size: 3}\nceph: {profile: "
+            "nosuch.yaml}\n"))
     assert_short_error(run_cli("validate", p), f"{p}:12:", "ceph.profile: no such profile file")
 
 
@@ -328,7 +333,8 @@ def test_a_run_too_big_for_memory_is_refused_before_it_starts(run_cli):
     """iodepth 4096 x numjobs 1024 (4M I/Os in flight) would need tens of GiB: validate and
     run refuse it with the estimate and what to lower, instead of dying out of memory."""
     qs = str(ROOT / "scenarios" / "quickstart.yaml")
-    big = ["--set", "workload.iodepth=4096", "--set", "workload.numjobs=1024", "--set", "run.ios=200"]
+    big = ["--set", "workload.iodepth=4096", "--set", "workload.numjobs=1024", "--set",
+            "run.ios=200"]
     for cmd in ("validate", "run"):
         r = run_cli(cmd, qs, *big)
         assert_short_error(r, "--set workload.iodepth=4096", "4,194,304 I/Os in flight",

@@ -24,7 +24,8 @@ HIST_LIST = FIX / "historic" / "list_layout_2017_filestore.json"
 FIO_JSON = FIX / "fio" / "randwrite4k_libaio.json"
 
 
-def _edit(tmp_path: Path, src: Path, old: str, new: str, name: str = "bad.out") -> tuple[Path, int, int]:
+def _edit(tmp_path: Path, src: Path, old: str, new: str, name: str =
+        "bad.out") -> tuple[Path, int, int]:
     """``src`` with the first ``old`` replaced by ``new``; the 1-based line and column of it."""
     text = src.read_text()
     assert old in text, old
@@ -374,7 +375,8 @@ def _with_long_number(src: Path, near: str, digits: int, tmp_path: Path) -> tupl
     return p, text.count("\n", 0, m.start()) + 1
 
 
-@pytest.mark.parametrize(("src", "near", "commands"), _LONG_CASES, ids=lambda v: getattr(v, "name", ""))
+@pytest.mark.parametrize(("src", "near", "commands"), _LONG_CASES, ids=lambda v: getattr(v, "name",
+        ""))
 def test_a_number_too_long_to_be_a_measurement_is_a_located_error(tmp_path, run_cli, src, near, commands):
     """A file whose figure was replaced by 5,000 nines (Python's int() refuses more than 4,300
     digits) is refused where it stands, by every command that reads such files."""

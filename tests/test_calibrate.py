@@ -55,11 +55,22 @@ def test_case_errors(tmp_path: Path) -> None:
     with pytest.raises(CephsimError, match="source"):
         load_case(_write(tmp_path, f"scenario: {scen}\nmeasurements:\n  - {{values: {{lat.mean: 1ms}}}}\n"))
     with pytest.raises(CephsimError, match="no value for clat.p99.9"):
-        load_case(_write(tmp_path, f"scenario: {scen}\nmeasurements:\n"
-                         f"  - {{file: {FIX / 'fio/seed001_tuned_write_lines.txt'}, source: x, stats: [clat.p99.9]}}\n"))
+        load_case(
+            _write(
+                tmp_path,
+                f"scenario: {scen}\nmeasurements:\n"
+                f"  - {{file: {FIX / 'fio/seed001_tuned_write_lines.txt'}, source: x, stats: "
+                f"[clat.p99.9]}}\n",
+            )
+        )
     with pytest.raises(CephsimError, match="only fio output"):
-        load_case(_write(tmp_path, f"scenario: {scen}\nmeasurements:\n"
-                         f"  - {{file: {FIX / 'ping/iputils_loopback_c5.txt'}, source: x, stats: [lat.mean]}}\n"))
+        load_case(
+            _write(
+                tmp_path,
+                f"scenario: {scen}\nmeasurements:\n"
+                f"  - {{file: {FIX / 'ping/iputils_loopback_c5.txt'}, source: x, stats: [lat.mean]}}\n",
+            )
+        )
     bad_dir = _write(tmp_path, f"scenario: {scen}\ndirection: mixed\nmeasurements:\n"
                      "  - {values: {lat.mean: 1ms}, source: x}\n")
     with pytest.raises(CephsimError, match="direction must be write or read"):
@@ -69,13 +80,17 @@ def test_case_errors(tmp_path: Path) -> None:
     with pytest.raises(CephsimError, match="no such case file"):
         load_case(tmp_path / "missing.yaml")
     # a missing scenario skips the case with its reason instead of failing
-    c = load_case(_write(tmp_path, "scenario: not-there.yaml\nmeasurements:\n  - {values: {iops: 100}, source: x}\n"))
+    c = load_case(_write(tmp_path, "scenario: not-there.yaml\nmeasurements:\n  - {values: {iops: "
+                                   "100}, source: x}\n"))
     assert c.skip_reason and "not-there.yaml" in c.skip_reason
 
 
 def test_params() -> None:
-    ps = parse_params(["scale,kernel.tcp_tx", "tails.kv_stall.median@reef"], ["nautilus", "reef"], shared=False)
-    assert [p.label for p in ps] == ["scale@nautilus", "scale@reef", "kcycles.kernel.tcp_tx@nautilus",
+    ps = parse_params(
+        ["scale,kernel.tcp_tx", "tails.kv_stall.median@reef"], ["nautilus", "reef"], shared=False
+    )
+    assert [p.label for p in ps] == ["scale@nautilus", "scale@reef",
+            "kcycles.kernel.tcp_tx@nautilus",
                                      "kcycles.kernel.tcp_tx@reef", "tails.kv_stall.median@reef"]
     assert [p.label for p in parse_params(["scale"], ["nautilus", "reef"], shared=True)] == ["scale"]
     with pytest.raises(CephsimError, match="unknown parameter"):
@@ -93,7 +108,8 @@ def test_parameter_recovery(tmp_path: Path) -> None:
     """Simulate with a known scale, treat the result as a measurement, fit, recover it."""
     scen = tmp_path / "tiny.yaml"
     scen.write_text((ROOT / "scenarios" / "quickstart.yaml").read_text()
-                    .replace("run: {seed: 1, ios: 20000, ramp_ios: 500}", "run: {seed: 1, ios: 600, ramp_ios: 50}"))
+                    .replace("run: {seed: 1, ios: "
+                             "20000, ramp_ios: 500}", "run: {seed: 1, ios: 600, ramp_ios: 50}"))
     truth = software_table().releases["reef"].scale * 1.25
     case = Case(name="synthetic", path=tmp_path / "c.yaml", scenario_path=scen, overrides=[],
                 direction="write", targets=[Target("lat.mean", 1.0, 0.02, "synthetic"),
@@ -134,7 +150,8 @@ def test_netfit_seed002() -> None:
 
 
 def test_cli_network_and_errors(tmp_path: Path) -> None:
-    r = runner.invoke(app, ["calibrate", "--network", str(FIX / "qperf" / "loopback_msgsize_sweep_tcp_lat.txt"),
+    r = runner.invoke(app, ["calibrate", "--network", str(FIX / "qperf" /
+            "loopback_msgsize_sweep_tcp_lat.txt"),
                             "--format", "json"])
     assert r.exit_code == 0, r.output
     assert '"per_byte_ns"' in r.stdout

@@ -20,7 +20,8 @@ def test_every_kind_loads_and_is_nonempty():
         assert CAT.of(kind), kind
 
 
-@pytest.mark.parametrize(("kind", "id_", "entry"), _entries(), ids=lambda v: v if isinstance(v, str) else "")
+@pytest.mark.parametrize(("kind", "id_", "entry"), _entries(), ids=lambda v: v if isinstance(v, str) else
+        "")
 def test_every_figure_has_a_provenance(kind, id_, entry):
     by_alias = {info.alias or f: f for f, info in type(entry).model_fields.items()}
     missing = [name for name in entry.figure_fields()
@@ -133,14 +134,18 @@ def test_covers_disk_classes_and_measured_drives():
 def test_covers_seed_cluster_hardware():
     need = {
         "cpus": {"epyc-7351p", "epyc-9124", "epyc-7543p", "epyc-7742", "atom-c3558"},
-        "disks": {"pm983", "pm9a3", "dell-pe8010", "dell-7450", "generic-consumer-sata", "generic-hdd-7200"},
+        "disks": {"pm983", "pm9a3", "dell-pe8010", "dell-7450", "generic-consumer-sata",
+                "generic-hdd-7200"},
         "nics": {"connectx5-25g", "connectx6-100g", "bcm57416-10gbase-t", "intel-i350-1g",
                  "intel-82599-10g", "qlogic-57810-10g", "connectx3pro-10g", "solarflare-8522-10g",
                  "intel-x722-10gbase-t", "generic-10g", "generic-25g", "generic-100g"},
-        "switches": {"juniper-qfx5200", "seed002-10g-switch", "seed002-25g-switch", "denverton-router-1g",
-                     "generic-cut-through-10g", "generic-cut-through-25g", "generic-cut-through-100g",
+        "switches": {"juniper-qfx5200", "seed002-10g-switch", "seed002-25g-switch",
+                "denverton-router-1g",
+                     "generic-cut-through-10g", "generic-cut-through-25g",
+                             "generic-cut-through-100g",
                      "arista-7050-class", "low-latency-switch-10g"},
-        "cstates": {"intel-bdw", "intel-hsw", "intel-skx", "intel-icx", "intel-spr", "intel-skl", "intel-dnv",
+        "cstates": {"intel-bdw", "intel-hsw", "intel-skx", "intel-icx", "intel-spr", "intel-skl",
+                "intel-dnv",
                     "amd-acpi-c2-400", "amd-acpi-c2-350", "amd-acpi-c2-100", "amd-acpi-c2-30"},
     }
     for kind, ids in need.items():

@@ -236,7 +236,8 @@ def test_set_pool_size_seed_ios_runtime(run_cli):
     # one copy: no replica replies to wait for, so no such op-tracker stage (and none negative)
     stages = j["cephsim"]["breakdown"]["write"]["op_tracker_us"]
     assert not any("sub_op_commit_rec" in k for k in stages) and min(stages.values()) >= 0
-    assert any("sub_op_commit_rec" in k for k in base["cephsim"]["breakdown"]["write"]["op_tracker_us"])
+    assert any("sub_op_commit_rec" in k for k in base["cephsim"]["breakdown"]["write"][
+            "op_tracker_us"])
     j = _run_json(run_cli, "run.seed=99")
     assert j["cephsim"]["seed"] == 99
     assert j["jobs"][0]["write"]["lat_ns"] != base["jobs"][0]["write"]["lat_ns"]
@@ -356,7 +357,10 @@ def test_whatif_reports_a_disk_change_and_its_stages(run_cli):
     change = "hosts.osd.osds.db_disk=optane-p4800x"
     r = run_cli("whatif", const, "--set", change, "--ios", "200")
     assert r.exit_code == 0, r.stderr
-    assert "disks:  test disk, constant service times -> test disk, constant service times + DB Intel Optane" in r.stdout
+    assert (
+        "disks:  test disk, constant service times -> test disk, constant service times + DB Intel Optane"
+        in r.stdout
+    )
     r = run_cli("whatif", const, "--set", change, "--ios", "200", "-f", "json")
     assert r.exit_code == 0, r.stderr
     d = json.loads(r.stdout)

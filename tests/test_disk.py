@@ -233,7 +233,8 @@ def test_flash_and_cacheless_hdds_refuse_look_ahead_figures() -> None:
         DiskModel.model_validate({**hdd, "read_lookahead": 512})
     with pytest.raises(ValidationError, match="SATA and SAS links only"):
         DiskModel.model_validate({**hdd, "interface": "nvme"})
-    plain = {k: v for k, v in hdd.items() if k not in ("read_lookahead", "cache_segments", "cache_hit")}
+    plain = {k: v for k, v in hdd.items() if k not in ("read_lookahead", "cache_segments",
+            "cache_hit")}
     plain["sources"] = {k: v for k, v in hdd["sources"].items()
                         if k not in ("read_lookahead", "cache_segments", "cache_hit")}
     assert DiskModel.model_validate(plain).read_lookahead_bytes is None

@@ -10,7 +10,8 @@ from conftest import ROOT
 from cephsim.tools.provenance import MARKER, closing, model_hash, replace_block, stale_blocks
 
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-EXPECTED = {"README.md": {"tour", "accuracy"}, "docs/scenarios.md": {"qd1-scenarios", "load-scenarios"},
+EXPECTED = {"README.md": {"tour", "accuracy"}, "docs/scenarios.md": {"qd1-scenarios",
+        "load-scenarios"},
             "docs/validation.md": {"validation"}}
 
 

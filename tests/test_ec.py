@@ -122,7 +122,8 @@ BAD = [
     ("pool={type: erasure, k: 0, m: 1}", "pool.k"),
     ("pool={type: erasure, k: 10, m: 3}", "13 shards need as many OSD hosts"),
     ("pool={type: erasure, k: 2, m: 1, plugin: lrc}", "pool.plugin"),
-    ("pool={type: erasure, k: 2, m: 1, technique: cauchy}", "not a technique of the jerasure plugin"),
+    ("pool={type: erasure, k: 2, m: 1, technique: "
+     "cauchy}", "not a technique of the jerasure plugin"),
     ("pool={type: erasure, k: 2, m: 1, allow_ec_overwrites: false}", "overwrites allowed"),
     ("pool={type: erasure, k: 2, m: 1, size: 2}", "size is k+m = 3"),
     ("pool={k: 2}", "applies to erasure-coded pools"),

@@ -56,7 +56,8 @@ def test_stretch_rule_of_thumb_warnings():
 
 
 def test_stretch_json_and_connectivity(run_cli):
-    r = run_cli("run", STRETCH, "-f", "json", "--set", "run.ios=50", "--set", "sites.links.0.rtt=20ms")
+    r = run_cli("run", STRETCH, "-f", "json", "--set", "run.ios=50", "--set",
+            "sites.links.0.rtt=20ms")
     assert r.exit_code == 0, r.output
     c = r.json()["cephsim"]
     assert c["monitors"]["network"]["election_strategy"] == "connectivity"
@@ -67,14 +68,20 @@ def test_stretch_json_and_connectivity(run_cli):
 # ------------------------------------------------------------ bad input
 
 BAD = [
-    ("negative-mon-delay", "  links: [{from: a, to: b, delay: -5ms}]\n", "monitors.links.0.delay", "must not be negative"),
-    ("mon-loss-above-100", "  links: [{from: a, to: b, delay: 5ms, loss: 150%}]\n", "monitors.links.0.loss",
+    ("negative-mon-delay", "  links: [{from: a, to: b, delay: -5ms}]\n", "monitors.links.0.delay",
+            "must not be negative"),
+    ("mon-loss-above-100", "  links: [{from: a, to: b, delay: 5ms, loss: 150%}]\n",
+            "monitors.links.0.loss",
      "loss must be between 0% and 100%"),
-    ("mon-jitter-without-delay", "  links: [{from: a, to: b, jitter: 5ms}]\n", "monitors.links.0.jitter", "jitter without delay"),
-    ("tiebreaker-not-a-mon", "  tiebreaker: z\n", "monitors.tiebreaker", "'z' is not a monitor (monitors: a, b, e)"),
-    ("mon-unknown-site", "  mons: [{name: a, site: dc9}, {name: b, site: dc1}, {name: e, site: arbiter}]\n",
+    ("mon-jitter-without-delay", "  links: [{from: a, to: b, jitter: 5ms}]\n",
+            "monitors.links.0.jitter", "jitter without delay"),
+    ("tiebreaker-not-a-mon", "  tiebreaker: z\n", "monitors.tiebreaker",
+            "'z' is not a monitor (monitors: a, b, e)"),
+    ("mon-unknown-site", "  mons: [{name: a, site: dc9}, {name: b, site: dc1}, {name: e, site: "
+                         "arbiter}]\n",
      "monitors.mons.0.site", "no site named 'dc9'"),
-    ("link-unknown-node", "  links: [{from: a, to: q, delay: 5ms}]\n", "monitors.links.0.to", "no monitor or monitor client named 'q'"),
+    ("link-unknown-node", "  links: [{from: a, to: q, delay: 5ms}]\n", "monitors.links.0.to",
+            "no monitor or monitor client named 'q'"),
 ]
 
 BASE = """\
@@ -114,14 +121,16 @@ def _check(run_cli, tmp_path, text, path, words, line=None):
 def test_bad_monitor_input(run_cli, tmp_path, extra, path, words):
     text = BASE
     if extra.startswith("  mons:"):
-        text = text.replace("  mons: [{name: a, site: dc1}, {name: b, site: dc1}, {name: e, site: arbiter}]\n", extra)
+        text = text.replace("  mons: [{name: a, site: dc1}, {name: b, site: dc1}, {name: e, site: "
+                            "arbiter}]\n", extra)
     else:
         text = text + extra
     _check(run_cli, tmp_path, text, path, words, line=16 if extra.startswith("  mons:") else 17)
 
 
 def test_bad_site_of_host(run_cli, tmp_path):
-    _check(run_cli, tmp_path, BASE.replace("  - {name: client, site: dc1,", "  - {name: client, site: dc7,"),
+    _check(run_cli, tmp_path, BASE.replace("  - {name: client, "
+            "site: dc1,", "  - {name: client, site: dc7,"),
            "hosts.1.site", "no site named 'dc7' (sites: dc1, dc2, arbiter)", line=13)
 
 
@@ -141,7 +150,8 @@ def test_tiebreaker_at_a_data_site(run_cli, tmp_path):
 
 
 def test_host_netem_errors_still_located(run_cli, tmp_path):
-    _check(run_cli, tmp_path, BASE.replace("    count: 3\n", "    count: 3\n    netem: {delay: -1ms}\n"),
+    _check(run_cli, tmp_path, BASE.replace("    count: 3\n", "    count: 3\n    netem: {delay: "
+            "-1ms}\n"),
            "hosts.0.netem.delay", "must not be negative", line=10)
 
 

@@ -41,8 +41,10 @@ def write_bw(d_ms: float, seed: int = 1, rw: str = "write") -> float:
 def test_hdd_rados_qd1_grows_by_4d_when_every_host_is_delayed(delay_ms):
     """OSiRIS cluster, rados engine, qd=1: every host's egress delayed by d -> +4d per write
     (client->primary, primary->replicas, replicas->primary, primary->client)."""
-    base = ["workload.iodepth=1", "workload.bs=4KiB", "run.ios=30", "run.ramp_ios=2", "ceph.tails=false"]
-    delayed = base + [f"hosts.{g}.netem.delay={delay_ms}ms" for g in ("um-stor", "wsu-stor", "msu-stor", "client")]
+    base = ["workload.iodepth=1", "workload.bs=4KiB", "run.ios=30", "run.ramp_ios=2",
+            "ceph.tails=false"]
+    delayed = base + [f"hosts.{g}.netem.delay={delay_ms}ms" for g in (
+            "um-stor", "wsu-stor", "msu-stor", "client")]
     m0, m1 = lat(run(OSD_NETEM, base)).mean(), lat(run(OSD_NETEM, delayed)).mean()
     assert m1 - m0 >= 4 * delay_ms * 1e6 * 0.98, (m0, m1)
 
@@ -84,13 +86,15 @@ def test_one_percent_loss_on_replies_shows_retransmission_timeouts_in_tail_and_r
     line = next(ln for ln in text.splitlines() if ln.startswith("warning: netem loss"))
     assert f"{slow} of {x.size} ops" in line and "retransmission timeout" in line
     import json
-    assert any("retransmission" in w for w in json.loads(render_run(res, "json"))["cephsim"]["warnings"])
+    assert any("retransmission" in w for w in json.loads(render_run(res, "json"))["cephsim"][
+            "warnings"])
 
 
 def test_one_percent_loss_on_4k_requests_is_repaired_without_timeouts():
     """Loss on the client's egress drops segments of the 4 KiB writes' MOSDOps (4 segments
-    at MTU 1500; at quickstart's 9000 they are one segment, and a loss costs an RTO): a hole is SACKed and resent within about a round trip, a lost last
-    segment by the tail-loss probe after 2 x srtt + 8 ms; only a lost resend waits 200 ms
+    at MTU 1500; at quickstart's 9000 they are one segment, and a loss costs an RTO): a hole
+    is SACKed and resent within about a round trip, a lost last segment by the tail-loss
+    probe after 2 x srtt + 8 ms; only a lost resend waits 200 ms
     (1 % of 1 %).  So ~1 % of ops are 8-9 ms slower, almost none 200 ms."""
     res = run(QUICKSTART, ["run.ios=2000", "ceph.tails=false", "hosts.client.netem.loss=1%",
                            "network.mtu=1500"])

@@ -305,9 +305,10 @@ def test_the_clock_line_names_the_ceiling_only_when_it_fell() -> None:
     from cephsim.formats.report.summary import clock_text
     c = {"boost_ghz": 3.4, "all_core_ghz": 3.24}
     many = SimpleNamespace(cpu_clock={f"h{i}": {**c, "mean_ceiling_ghz": 3.29} for i in range(3)})
-    assert clock_text(many) == ("  clock ceiling while busy (fewer GHz with more busy cores): 3.29 GHz"
-                                " over 3 hosts (boost 3.40 at one busy core, 3.24 at all)\n")
-    one = SimpleNamespace(cpu_clock={"h0": {**c, "mean_ceiling_ghz": 3.3}, "h1": {**c, "mean_ceiling_ghz": 3.4}})
+    assert clock_text(many) == ("  clock ceiling while busy (fewer GHz with more busy cores): 3.29 "
+                                "GHz over 3 hosts (boost 3.40 at one busy core, 3.24 at all)\n")
+    one = SimpleNamespace(cpu_clock={"h0": {**c, "mean_ceiling_ghz": 3.3}, "h1": {**c,
+            "mean_ceiling_ghz": 3.4}})
     assert "3.30 GHz on h0 (" in clock_text(one)
     assert clock_text(SimpleNamespace(cpu_clock={"h0": {**c, "mean_ceiling_ghz": 3.395}})) == ""
 
@@ -322,7 +323,8 @@ def test_leaf_spine_links_carry_one_link_rate_between_leaves() -> None:
     res = run_scenario(load_scenario(sc, [
         "hosts.osd.count=2", "network.topology.kind=leaf-spine", "network.topology.hosts_per_leaf=2",
         "network.topology.spines=1", "network.topology.spine=generic-1g-switch",
-        "workload.rw=write", "workload.bs=4MiB", "workload.iodepth=8", "network.tcp.initial_window=1000",
+        "workload.rw=write", "workload.bs=4MiB", "workload.iodepth=8",
+                "network.tcp.initial_window=1000",
         "run.ios=300", "run.ramp_ios=60"]), scenario_path=sc)
     payload_bps = 1e9 * 1448 / 1538
     rate = res.iops * 4 * 2**20 * 8

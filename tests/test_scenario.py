@@ -166,7 +166,8 @@ def test_resolve_errors_carry_the_field_path(tmp_path):
 
 
 def test_max_cstate_by_index_and_name(tmp_path):
-    for limit, names in ((1, ["POLL", "C1"]), ("C1", ["POLL", "C1"]), ("POLL", ["POLL"]), (0, ["POLL"])):
+    for limit, names in ((1, ["POLL", "C1"]), ("C1", ["POLL", "C1"]), ("POLL", ["POLL"]), (0, [
+            "POLL"])):
         p = write(tmp_path, BASE)
         sc = load_scenario(p, [f"hosts.osd.tuning.max_cstate={limit}"])
         r = resolve(sc)
@@ -183,13 +184,15 @@ def test_version_must_belong_to_the_release(sets, msg):
     with pytest.raises(CephsimError) as e:
         load_scenario(ROOT / "scenarios" / "quickstart.yaml", sets)
     assert msg in str(e.value) and "ceph.version" in str(e.value)
-    load_scenario(ROOT / "scenarios" / "quickstart.yaml", ["ceph.release=tentacle", "ceph.version=20.2.0"])
+    load_scenario(ROOT / "scenarios" / "quickstart.yaml", ["ceph.release=tentacle",
+            "ceph.version=20.2.0"])
 
 
 def test_version_of_another_release_fails_the_cli_at_its_line(run_cli):
     """Through the CLI: exit status 2, the file and line of the version, the hint, no traceback."""
     path = ROOT / "scenarios" / "tuned-routers-balanced.yaml"
-    line = next(i for i, ln in enumerate(path.read_text().splitlines(), 1) if "version: 16.2.11" in ln)
+    line = next(i for i, ln in enumerate(path.read_text().splitlines(), 1) if
+            "version: 16.2.11" in ln)
     r = run_cli("validate", path, "--set", "ceph.release=reef")
     assert r.exit_code == 2
     assert f"tuned-routers-balanced.yaml:{line}:" in r.stderr
@@ -283,7 +286,8 @@ def _fails_at(run_cli, tmp_path, text: str, line: int, msg: str, command: str = 
 
 
 @pytest.mark.parametrize(("value", "msg"), [
-    ("osd_memory_target: 100MiB", "ceph.osd_memory_target: must be at least 896 MiB (Ceph's minimum), got 100 MiB"),
+    ("osd_memory_target: 100MiB", "ceph.osd_memory_target: must be at least 896 MiB (Ceph's "
+                                  "minimum), got 100 MiB"),
     ("osd_memory_target: 4GiX", "ceph.osd_memory_target"),
 ])
 def test_bad_osd_memory_target_fails_the_cli_at_its_line(run_cli, tmp_path, value, msg):
@@ -292,7 +296,8 @@ def test_bad_osd_memory_target_fails_the_cli_at_its_line(run_cli, tmp_path, valu
     lines = text.splitlines()
     n = next(i for i, ln in enumerate(lines) if ln.startswith("ceph:"))
     lines[n] = lines[n].rstrip().rstrip("}") + f", {value}}}"
-    _fails_at(run_cli, tmp_path, "\n".join(lines) + "\n", n + 1, msg, "validate", "--set", "run.ios=100")
+    _fails_at(run_cli, tmp_path, "\n".join(lines) + "\n", n + 1, msg, "validate", "--set",
+            "run.ios=100")
 
 
 def test_unknown_read_cache_state_is_a_clear_error(run_cli):

@@ -25,7 +25,8 @@ def test_matching_hash_is_fresh_and_changed_source_is_stale(tmp_path: Path) -> N
     digest = hashlib.sha256(src.read_bytes()).hexdigest()
     assert _stale.stale_modules(_manifest(tmp_path, {rel: digest})) == []
     assert _stale.stale_modules(_manifest(tmp_path, {rel: "0" * 64})) == [rel]
-    assert _stale.stale_modules(_manifest(tmp_path, {"cephsim/gone.py": digest})) == ["cephsim/gone.py"]
+    assert _stale.stale_modules(_manifest(tmp_path, {"cephsim/gone.py": digest})) == [
+            "cephsim/gone.py"]
 
 
 def test_prefer_sources_finds_the_py_file() -> None:

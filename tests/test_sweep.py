@@ -29,7 +29,8 @@ def _means(doc: dict) -> list[float]:
 
 def test_netem_delay_sweep_is_monotone_with_cis() -> None:
     doc = _sweep("--set", "hosts.osd.netem.delay=0ms,40ms,160ms", "--seeds", "2", "--jobs", "2")
-    assert [p["settings"]["hosts.osd.netem.delay"] for p in doc["points"]] == ["0ms", "40ms", "160ms"]
+    assert [p["settings"]["hosts.osd.netem.delay"] for p in doc["points"]] == ["0ms", "40ms",
+            "160ms"]
     means = _means(doc)
     assert means == sorted(means) and means[0] < 1_000 < 100_000 < means[1] < means[2]
     # three one-way OSD-host delays per replicated write (primary->replica, reply, reply to client)
@@ -148,7 +149,8 @@ def test_bad_sweeps_fail_before_any_run(args: list[str], expect: str, monkeypatc
 @pytest.mark.parametrize("block, line, path, expect", [
     ("sweep:\n  set:\n    pool.size: 3\n", 3, "sweep.set.pool.size", "valid list"),
     ("sweep:\n  set:\n    pool.size: []\n", 3, "sweep.set.pool.size", "empty list of values"),
-    ("sweep:\n  seeds: 0\n  set: {pool.size: [2]}\n", 2, "sweep.seeds", "greater than or equal to 1"),
+    ("sweep:\n  seeds: 0\n  set: {pool.size: "
+     "[2]}\n", 2, "sweep.seeds", "greater than or equal to 1"),
     ("sweep:\n  sets: {pool.size: [2]}\n", 2, "sweep.sets", "unknown key; did you mean 'set'?"),
 ])
 def test_a_bad_sweep_block_is_located_and_nothing_runs(tmp_path: Path, monkeypatch, block: str,

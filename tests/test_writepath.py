@@ -42,7 +42,8 @@ CONSTANT = HERE / "scenarios" / "constant.yaml"
 # --- the numbers of tests/scenarios/constant.yaml and profiles/constant.yaml
 KC = {
     "client.submit": 8, "client.librbd": 26, "client.librbd_write": 7, "client.msgr_send": 12,
-    "client.msgr_recv": 11, "client.finisher": 9, "client.complete": 5, "osd.msgr_recv": 18, "osd.do_op": 80,
+    "client.msgr_recv": 11, "client.finisher": 9, "client.complete": 5, "osd.msgr_recv": 18,
+            "osd.do_op": 80,
     "osd.repop_send": 14, "osd.bluestore_submit": 45, "osd.aio_complete": 9.5, "osd.kv_sync": 9,
     "osd.kv_apply": 28,
     "osd.kv_final": 14, "osd.commit_cb": 12, "osd.repop_reply": 10, "osd.reply_send": 16,
@@ -627,7 +628,8 @@ def test_sequential_hdd_reads_hit_the_drive_look_ahead_exactly():
     positions the head once per 4 MiB object (the hand sum with the device read) and
     every other read is served from the drive's cache (the hand sum with ``cache_hit``)."""
     hdd = "hosts.osd.osds.disk."
-    _, a = _run("workload.rw=read", "run.ios=1100", "run.ramp_ios=0", hdd + "media=hdd", hdd + "interface=sata",
+    _, a = _run("workload.rw=read", "run.ios=1100", "run.ramp_ios=0", hdd + "media=hdd", hdd +
+            "interface=sata",
                 hdd + "plp=false", hdd + "parallelism=1", hdd + "read_lookahead=1MiB",
                 hdd + "cache_segments=4", hdd + "cache_hit=5us")
     lat = a["complete"] - a["submit"]

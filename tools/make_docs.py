@@ -42,7 +42,8 @@ QD1 = [
         ("ceph.release=quincy",), "mean 417 us, p99 465, p99.9 741"),
     Row("the same, random reads (`--set workload.rw=randread`), cold cache", "mako-reef-qd1",
         ("workload.rw=randread",), "~130 us (Reef encryption post)"),
-    Row("the same, warm cache (`--set workload.read_cache=warm --set ceph.osd_memory_target=16GiB`)",
+    Row("the same, warm cache (`--set workload.read_cache=warm --set "
+        "ceph.osd_memory_target=16GiB`)",
         "mako-reef-qd1", ("workload.rw=randread", "workload.read_cache=warm",
                           "ceph.osd_memory_target=16GiB"), "~130 us (Reef encryption post)"),
     Row("`wido-2024-test1.yaml` (C-states on, ondemand, logging default)", "wido-2024-test1",

@@ -46,7 +46,8 @@ KINDS: dict[str, tuple[str, type[BaseModel]]] = {
     "nics": ("nics.yaml", NICModel),
     "switches": ("switches.yaml", SwitchModel),
 }
-_SINGULAR = {"cpu": "cpus", "cstate": "cstates", "disk": "disks", "nic": "nics", "switch": "switches",
+_SINGULAR = {"cpu": "cpus", "cstate": "cstates", "disk": "disks", "nic": "nics", "switch":
+        "switches",
              "router": "switches", "routers": "switches"}
 
 
@@ -111,7 +112,8 @@ def _read(filename: str) -> dict[str, Any]:
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise CephsimError.single("top level must be a mapping from id to entry", file=_path(filename))
+        raise CephsimError.single("top level must be a mapping from id to "
+                                  "entry", file=_path(filename))
     return data
 
 
@@ -172,7 +174,8 @@ def raw_entries(kind: str) -> dict[str, tuple[dict[str, Any], str]]:
             if i.startswith("_"):
                 continue
             if not isinstance(raw, dict):
-                raise CephsimError.single("an entry is a mapping of its fields", file=str(p), path=i)
+                raise CephsimError.single("an entry is a mapping of its "
+                        "fields", file=str(p), path=i)
             raw = dict(raw)
             shadow = raw.pop("shadow", False)
             if i in shipped and shadow is not True:
@@ -240,14 +243,18 @@ def _rate(bps: float) -> str:
 
 def _figures(kind: str, e: Any) -> str:
     if kind == "cpus":
-        return (f"{e.vendor} {e.microarch}, {e.cores}c, {e.base_clock_hz / 1e9:g}/{e.boost_clock_hz / 1e9:g} GHz "
-                f"(min {e.min_clock_hz / 1e9:g}), x{e.per_clock_speed:g}/clk, cstates={e.cstates}")
+        return (
+            f"{e.vendor} {e.microarch}, {e.cores}c, {e.base_clock_hz / 1e9:g}/{e.boost_clock_hz / 1e9:g} GHz "
+            f"(min {e.min_clock_hz / 1e9:g}), x{e.per_clock_speed:g}/clk, cstates={e.cstates}"
+        )
     if kind == "cstates":
         return ", ".join(f"{s.name} {format_duration(s.exit_latency_ns)}/{format_duration(s.wake_penalty_ns)}"
                          for s in e.states) + "  (declared exit / wake penalty)"
     if kind == "disks":
-        return (f"{e.interface}{' PLP' if e.plp else ''}, write {_dist(e.write_4k)} + flush {_dist(e.flush)}, "
-                f"read {_dist(e.read_4k)}, x{e.parallelism}")
+        return (
+            f"{e.interface}{' PLP' if e.plp else ''}, write {_dist(e.write_4k)} + flush {_dist(e.flush)}, "
+            f"read {_dist(e.read_4k)}, x{e.parallelism}"
+        )
     if kind == "nics":
         return f"{_rate(e.speed_bps)} x{e.ports}, tx {_dist(e.tx_latency)}, rx {_dist(e.rx_latency)}"
     if kind == "switches":

@@ -41,7 +41,8 @@ class Provenance(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     source: str = Field(description="URL or reference (document, section) of the figure.")
-    basis: Basis = Field(description="measured | datasheet | kernel-table | derived | estimate | calibrated")
+    basis: Basis = Field(description="measured | datasheet | kernel-table | derived | estimate | "
+                                     "calibrated")
     note: str | None = Field(None, description="How it was derived, or why it is an estimate.")
 
 
@@ -57,7 +58,8 @@ class _Entry(BaseModel):
     )
 
     #: fields that are descriptive, not figures, and need no source
-    descriptive_fields: ClassVar[tuple[str, ...]] = ("name", "sources", "notes", "vendor", "microarch", "interface",
+    descriptive_fields: ClassVar[tuple[str, ...]] = ("name", "sources", "notes", "vendor",
+            "microarch", "interface",
                                      "media", "kind", "cstates", "forwarding", "cpu")
 
     def figure_fields(self) -> list[str]:
@@ -84,9 +86,15 @@ class CState(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
-    exit_latency_ns: Dur = Field(ge=0, alias="exit_latency", description="Declared worst-case exit latency (kernel table or ACPI _CST); steers the idle governor.")
-    target_residency_ns: Dur = Field(ge=0, alias="target_residency", description="Declared target residency: the governor picks this state only for idle periods at least this long.")
-    wake_penalty_ns: Dur = Field(ge=0, alias="wake_penalty", description="Time actually added to the first work after a wake from this state (exit + cold caches).")
+    exit_latency_ns: Dur = Field(ge=0, alias="exit_latency", description=
+            "Declared worst-case exit latency (kernel table or ACPI _CST); steers the idle "
+            "governor.")
+    target_residency_ns: Dur = Field(ge=0, alias="target_residency", description=
+            "Declared target residency: the governor picks this state only for idle periods at "
+            "least this long.")
+    wake_penalty_ns: Dur = Field(ge=0, alias="wake_penalty", description=
+            "Time actually added to the first work after a wake from this state (exit + cold "
+            "caches).")
 
     _v = field_validator("exit_latency_ns", "target_residency_ns", "wake_penalty_ns", mode="before")(
         lambda cls, v: _d(v))
@@ -106,7 +114,8 @@ class CStateTable(BaseModel):
     def _ordered(self) -> CStateTable:
         res = [s.target_residency_ns for s in self.states]
         if res != sorted(res):
-            raise ValueError("states must be listed shallowest first (non-decreasing target residency)")
+            raise ValueError("states must be listed shallowest first (non-decreasing target "
+                             "residency)")
         known = {f"{s.name}.{f}" for s in self.states for f in self.figure_fields()}
         unknown = sorted(k for k in self.sources if k not in known)
         if unknown:
@@ -141,22 +150,31 @@ class CPUModel(_Entry):
     vendor: Literal["amd", "intel", "arm", "other"]
     microarch: str = Field(description="e.g. zen1, zen2, zen3, zen4, broadwell, cascadelake")
     cores: int = Field(gt=0, description="Physical cores per socket.")
-    threads_per_core: int = Field(2, ge=1, le=2, description="Hardware threads per core (SMT / Hyper-Threading) when the firmware enables it: 1 or 2 (4- and 8-way SMT are not modelled).")
-    smt_yield: float = Field(1.25, ge=1.0, le=2.0, description="Work a core does with two busy hardware threads, relative to one thread alone: each of the two then runs at smt_yield/2 of its solo speed.")
+    threads_per_core: int = Field(2, ge=1, le=2, description="Hardware threads per core (SMT / "
+            "Hyper-Threading) when the firmware enables it: 1 or 2 (4- and 8-way SMT are not "
+            "modelled).")
+    smt_yield: float = Field(1.25, ge=1.0, le=2.0, description="Work a core does with two busy "
+            "hardware threads, relative to one thread alone: each of the two then runs at "
+            "smt_yield/2 of its solo speed.")
     base_clock_hz: Hz = Field(gt=0, alias="base_clock")
-    boost_clock_hz: Hz = Field(gt=0, alias="boost_clock", description="Maximum single-core boost clock.")
+    boost_clock_hz: Hz = Field(gt=0, alias="boost_clock", description=
+            "Maximum single-core boost clock.")
     all_core_clock_hz: Hz | None = Field(
         None, alias="all_core_clock",
         description="Boost clock with every core of the socket busy (all-core turbo); between one "
-                    "and all busy cores the ceiling falls linearly from boost_clock to it.  Omit for "
-                    "a SKU without turbo (the ceiling stays at boost_clock).")
-    min_clock_hz: Hz = Field(gt=0, alias="min_clock", description="Lowest P-state the frequency governor can select.")
-    per_clock_speed: float = Field(gt=0, le=10, allow_inf_nan=False, description="Work done per cycle relative to the reference core (Zen 2 = 1.0) for Ceph-like code.  Derived from single_thread when that is given and this is not; given, it wins.")
+                    "and all busy cores the ceiling falls linearly from boost_clock to it.  Omit "
+                    "for a SKU without turbo (the ceiling stays at boost_clock).")
+    min_clock_hz: Hz = Field(gt=0, alias="min_clock", description="Lowest P-state the frequency "
+            "governor can select.")
+    per_clock_speed: float = Field(gt=0, le=10, allow_inf_nan=False, description=
+            "Work done per cycle relative to the reference core (Zen 2 = 1.0) for Ceph-like code.  "
+            "Derived from single_thread when that is given and this is not; given, it wins.")
     single_thread: SingleThread | None = Field(
         None, description="A public single-thread benchmark of this exact model; unless "
         "per_clock_speed is given, it is (score / boost clock) relative to the reference core's "
         "(EPYC 7742).")
-    cstates: str = Field(description="Name of the C-state table (cstates.yaml) this platform uses by default.")
+    cstates: str = Field(description="Name of the C-state table (cstates.yaml) this platform uses "
+                                     "by default.")
     notes: str | None = None
 
     _f = field_validator("base_clock_hz", "boost_clock_hz", "min_clock_hz", mode="before")(
@@ -227,13 +245,18 @@ class DiskModel(_Entry):
 
     interface: Literal["nvme", "sata", "sas"]
     media: Literal["flash", "hdd"]
-    plp: bool = Field(description="Power-loss protection: the drive reports a write-through cache, so a flush is cheap.")
-    parallelism: int = Field(ge=1, description="Writes the device services concurrently (internal channels/dies); flushes occupy the whole device.")
+    plp: bool = Field(description="Power-loss protection: the drive reports a write-through cache, "
+                                  "so a flush is cheap.")
+    parallelism: int = Field(ge=1, description="Writes the device services concurrently (internal "
+            "channels/dies); flushes occupy the whole device.")
     write_4k: DistSpec = Field(description="Service time of one 4 KiB direct write (no flush).")
-    flush: DistSpec = Field(description="Service time of a cache flush (fdatasync) after writes; small on PLP drives.")
+    flush: DistSpec = Field(description="Service time of a cache flush (fdatasync) after writes; "
+                                        "small on PLP drives.")
     read_4k: DistSpec = Field(description="Service time of one 4 KiB random read.")
-    write_bandwidth_bps: Bps = Field(gt=0, alias="write_bandwidth", description="Sustained write bandwidth; sets the extra time of larger writes.")
-    read_bandwidth_bps: Bps = Field(gt=0, alias="read_bandwidth", description="Sustained read bandwidth.")
+    write_bandwidth_bps: Bps = Field(gt=0, alias="write_bandwidth", description=
+            "Sustained write bandwidth; sets the extra time of larger writes.")
+    read_bandwidth_bps: Bps = Field(gt=0, alias="read_bandwidth", description=
+            "Sustained read bandwidth.")
     flush_per_dirty_unit_ns: Dur | None = Field(
         None, ge=0, alias="flush_per_dirty_unit",
         description="Flash without PLP only (required there): what a FLUSH CACHE costs per further "
@@ -265,11 +288,12 @@ class DiskModel(_Entry):
     def _volatile_cache_cost(self) -> DiskModel:
         volatile = not self.plp and self.media == "flash"
         if volatile and self.flush_per_dirty_unit_ns is None:
-            raise ValueError("flash without PLP needs flush_per_dirty_unit (the flush cost per further "
-                             "dirty 4 KiB unit; see calibration/consumer-flush)")
+            raise ValueError("flash without PLP needs flush_per_dirty_unit (the flush cost per "
+                             "further dirty 4 KiB unit; see calibration/consumer-flush)")
         if not volatile and self.flush_per_dirty_unit_ns is not None:
-            raise ValueError("flush_per_dirty_unit applies to flash without PLP only (a PLP drive's "
-                             "cache is write-through; the HDD model runs with its cache off)")
+            raise ValueError("flush_per_dirty_unit applies to flash without PLP only (a PLP "
+                             "drive's cache is write-through; the HDD model runs with its cache "
+                             "off)")
         lookahead = (self.read_lookahead_bytes, self.cache_segments, self.cache_hit)
         if self.media != "hdd" and any(x is not None for x in lookahead):
             raise ValueError("read_lookahead, cache_segments and cache_hit describe an HDD's read "
@@ -288,8 +312,10 @@ class NICModel(_Entry):
 
     speed_bps: Bps = Field(gt=0, alias="speed", description="Line rate per port.")
     ports: int = Field(1, ge=1)
-    tx_latency: DistSpec = Field(description="NIC + driver transmit latency per message (doorbell to wire).")
-    rx_latency: DistSpec = Field(description="NIC + driver receive latency per message (wire to socket), including interrupt moderation at low packet rates.")
+    tx_latency: DistSpec = Field(description="NIC + driver transmit latency per message (doorbell "
+            "to wire).")
+    rx_latency: DistSpec = Field(description="NIC + driver receive latency per message (wire to "
+            "socket), including interrupt moderation at low packet rates.")
     notes: str | None = None
 
     _r = field_validator("speed_bps", mode="before")(_rate_at_least(1e6, "1 Mbit/s"))
@@ -305,9 +331,12 @@ class SwitchModel(_Entry):
                     "when the egress port is faster than the ingress); store-and-forward: once "
                     "the whole frame is in; software: a router whose CPU forwards each packet.")
     speed_bps: Bps = Field(gt=0, alias="speed", description="Port speed.")
-    latency: DistSpec = Field(description="Port-to-port forwarding latency for a small frame (excludes serialisation).")
-    cpu: str | None = Field(None, description="Software routers: the CPU model that forwards (its C-states and clock matter).")
-    forwarding_cycles: float | None = Field(None, ge=0, allow_inf_nan=False, description="Software routers: CPU cycles per forwarded packet at the reference per-clock speed.")
+    latency: DistSpec = Field(description="Port-to-port forwarding latency for a small frame "
+            "(excludes serialisation).")
+    cpu: str | None = Field(None, description="Software routers: the CPU model that forwards (its "
+            "C-states and clock matter).")
+    forwarding_cycles: float | None = Field(None, ge=0, allow_inf_nan=False, description=
+            "Software routers: CPU cycles per forwarded packet at the reference per-clock speed.")
     notes: str | None = None
 
     _r = field_validator("speed_bps", mode="before")(_rate_at_least(1e6, "1 Mbit/s"))

@@ -20,8 +20,8 @@ def register(app: typer.Typer) -> None:
     def calibrate(
         ctx: typer.Context,
         files: Annotated[list[Path], typer.Argument(
-            help="Case files (calibration/cases/*.yaml); with --network: qperf outputs or a figures YAML; "
-            "with --flush-sweeps: one sweep file.",
+            help="Case files (calibration/cases/*.yaml); with --network: qperf outputs or a "
+                 "figures YAML; with --flush-sweeps: one sweep file.",
             show_default=False)],
         fit: Annotated[Optional[list[str]], typer.Option(
             "--fit", help="Free parameter (repeatable or comma-separated): scale, kcycles.<stage> or "
@@ -33,9 +33,11 @@ def register(app: typer.Typer) -> None:
             "releases one file per release (NAME-RELEASE.yaml); with --flush-sweeps, --network or "
             "--cross-validate the report.")] = None,
         format: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
-        seeds: Annotated[int, typer.Option(help="Seeds per evaluation (common random numbers).", min=1)] = 2,
+        seeds: Annotated[int, typer.Option(help="Seeds per evaluation (common random "
+                "numbers).", min=1)] = 2,
         seed: Annotated[int, typer.Option(help="First seed.", min=0)] = 1,
-        ios: Annotated[int, typer.Option(help="I/Os per seed and case during the fit.", min=200)] = 4000,
+        ios: Annotated[int, typer.Option(help="I/Os per seed and case during "
+                "the fit.", min=200)] = 4000,
         verify_ios: Annotated[Optional[int], typer.Option(
             help="I/Os of the final verification runs (default: each scenario's run.ios).",
             min=1)] = None,
@@ -44,25 +46,34 @@ def register(app: typer.Typer) -> None:
             "evaluation per free parameter at each, counted in the report's 'evaluations'.",
             min=1)] = 60,
         shared: Annotated[Optional[bool], typer.Option(
-            "--shared/--per-release", help="Bare parameter names: one value for all releases, or one "
-            "per release (default: per release for a fit, shared for --cross-validate).")] = None,
+            "--shared/--per-release", help="Bare parameter names: one value for all releases, or "
+                    "one per release (default: per release for a fit, shared for "
+                    "--cross-validate).")] = None,
         cross_validate: Annotated[bool, typer.Option(
-            "--cross-validate", help="Leave-one-out over the cases: fit on the others, predict the left-out one.")] = False,
+            "--cross-validate", help="Leave-one-out over the cases: fit on the others, predict the "
+                                     "left-out one.")] = False,
         network: Annotated[bool, typer.Option(
             "--network", help="Fit the per-hop network model (fixed + per-byte) to qperf outputs.")] = False,
         flush_sweeps: Annotated[bool, typer.Option(
-            "--flush-sweeps", help="Fit consumer drives' flush cost per dirty 4 KiB unit to sync-write job sweeps "
-            "(calibration/consumer-flush/sweeps.yaml).")] = False,
-        speed: Annotated[Optional[str], typer.Option(metavar="RATE", help="--network: link speed, e.g. 10Gbit/s (for the wire share).")] = None,
-        kernel_us: Annotated[float, typer.Option(metavar="US", help="--network: kernel TCP stack, both sides, us.")] = 6.0,
-        switch_us: Annotated[float, typer.Option(metavar="US", help="--network: switch port-to-port latency, us.")] = 0.5,
-        links: Annotated[int, typer.Option(help="--network: links a message crosses (2 via one switch).",
+            "--flush-sweeps", help="Fit consumer drives' flush cost per dirty 4 KiB unit to "
+                                   "sync-write job sweeps "
+                                   "(calibration/consumer-flush/sweeps.yaml).")] = False,
+        speed: Annotated[Optional[str], typer.Option(metavar="RATE", help=
+                "--network: link speed, e.g. 10Gbit/s (for the wire share).")] = None,
+        kernel_us: Annotated[float, typer.Option(metavar="US", help="--network: kernel TCP stack, "
+                "both sides, us.")] = 6.0,
+        switch_us: Annotated[float, typer.Option(metavar="US", help="--network: switch "
+                "port-to-port latency, us.")] = 0.5,
+        links: Annotated[int, typer.Option(help="--network: links a message crosses (2 via one "
+                "switch).",
                                            min=1)] = 2,
         store_forward: Annotated[bool, typer.Option(
-            "--store-and-forward", help="--network: the switch stores and forwards (serialises every link).")] = False,
+            "--store-and-forward", help="--network: the switch stores and forwards (serialises "
+                                        "every link).")] = False,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")] = False,
     ) -> None:
-        """Fit software costs to measured cases; cross-validate; fit a network hop to qperf; or fit consumer drives' flush cost to job sweeps."""
+        """Fit software costs to measured cases; cross-validate; fit a network hop to qperf; or
+    fit consumer drives' flush cost to job sweeps."""
         try:
             _check_modes(ctx, network, flush_sweeps, cross_validate)
             from cephsim.formats.output import check_outputs
@@ -77,7 +88,8 @@ def register(app: typer.Typer) -> None:
                     raise CephsimError.single("--flush-sweeps takes one sweep file "
                                               "(e.g. calibration/consumer-flush/sweeps.yaml)")
                 source, fits = fit_sweeps(files[0])
-                text = (json.dumps({"source": source, "fits": [f.to_dict() for f in fits]}, indent=2) + "\n"
+                text = (json.dumps({"source": source, "fits": [f.to_dict() for f in fits]}, indent=2) +
+                        "\n"
                         if format is Format.json else flush_text(source, fits))
                 emit(text, output)
                 return
@@ -86,7 +98,8 @@ def register(app: typer.Typer) -> None:
                 # netfit checks the figures (speed > 0, latencies finite and >= 0, links >= 1)
                 bps = _link_speed(speed) if speed is not None else None
                 fits, warn = netfit(list(files), bps, kernel_us * 1e3, switch_us * 1e3, links, store_forward)
-                text = (json.dumps({"fits": [f.to_dict() for f in fits], "warnings": warn}, indent=2) + "\n"
+                text = (json.dumps({"fits": [f.to_dict() for f in fits], "warnings": warn}, indent=2) +
+                        "\n"
                         if format is Format.json else netfit_text(fits, warn))
                 emit(text, output)
                 return
@@ -197,7 +210,8 @@ def register(app: typer.Typer) -> None:
         set_: Annotated[Optional[list[str]], typer.Option(
             "--set", help="The change to try: dotted.path=value (repeatable).")] = None,
         seed: Annotated[Optional[int], typer.Option(help="Seed (default run.seed).", min=0)] = None,
-        ios: Annotated[Optional[int], typer.Option(help="I/Os per run (default run.ios).", min=1)] = None,
+        ios: Annotated[Optional[int], typer.Option(help="I/Os per run (default "
+                "run.ios).", min=1)] = None,
         format: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
     ) -> None:
         """Simulate a scenario before and after a change; explain the difference hop by hop."""

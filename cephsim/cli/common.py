@@ -73,7 +73,8 @@ SetOpt = Annotated[Optional[list[str]], typer.Option(
     "Repeatable; a later --set of the same field wins.")]
 SeedOpt = Annotated[Optional[int], typer.Option("--seed", min=0, help="Seed (overrides run.seed).")]
 FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
-OutputOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file (atomically) instead of stdout ('-': stdout).")]
+OutputOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help=
+        "Write to this file (atomically) instead of stdout ('-': stdout).")]
 
 
 #: problems printed at most: a file with thousands of wrong keys gets the first ones and a

@@ -158,7 +158,8 @@ def bench(ios: Annotated[int, typer.Option(min=1000, help="Simulated writes to t
 
 
 @app.command()
-def inspect(files: Annotated[list[Path], typer.Argument(help="Measurement files (fio, qperf, ping, rados bench, perf dump, historic ops).")],
+def inspect(files: Annotated[list[Path], typer.Argument(help="Measurement files (fio, qperf, ping, "
+        "rados bench, perf dump, historic ops).")],
             format: FormatOpt = Format.text) -> None:
     """Read measurement files and print what was read, in normalised units."""
     try:
@@ -170,9 +171,13 @@ def inspect(files: Annotated[list[Path], typer.Argument(help="Measurement files 
 
 
 @app.command()
-def init(source: Annotated[Path, typer.Option("--from", help="Directory of collected command outputs (ceph osd metadata/tree/pool ls detail/config dump -f json, ceph versions, lscpu, cpupower frequency-info/idle-info, ethtool, ethtool -i, ip -j link, nvme list -o json, ping), recognised by content.")],
+def init(source: Annotated[Path, typer.Option("--from", help="Directory of collected command "
+        "outputs (ceph osd metadata/tree/pool ls detail/config dump -f json, ceph versions, lscpu, "
+        "cpupower frequency-info/idle-info, ethtool, ethtool -i, ip -j link, nvme list -o json, "
+        "ping), recognised by content.")],
          output: OutputOpt = None,
-         yes: Annotated[bool, typer.Option("--yes", "-y", help="Take the guesses without asking (they are listed in the file's header either way).")] = False) -> None:
+         yes: Annotated[bool, typer.Option("--yes", "-y", help="Take the guesses without asking "
+                 "(they are listed in the file's header either way).")] = False) -> None:
     """Write a scenario for an existing cluster from what its operator can collect."""
     try:
         from cephsim.formats.output import check_outputs

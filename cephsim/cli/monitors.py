@@ -85,13 +85,21 @@ def threshold_text(name: str, ths, seeds, base_ns: int, lo_ns: int, hi_ns: int,
 def register(app: typer.Typer) -> None:
     @app.command("mon-threshold")
     def mon_threshold(
-        scenario: Annotated[Path, typer.Argument(help="Scenario YAML file with a monitors section.", show_default=False)],
-        seeds: Annotated[Optional[list[str]], typer.Option("--seeds", help="Seeds, comma-separated or repeated (default 1,2,3); the majority verdict counts.")] = None,
-        set_: Annotated[Optional[list[str]], typer.Option("--set", help="Override a field: dotted.path=value. Repeatable.")] = None,
-        lo: Annotated[str, typer.Option("--lo", metavar="DURATION", help="Smallest monitor RTT searched.")] = "1ms",
-        hi: Annotated[str, typer.Option("--hi", metavar="DURATION", help="Largest monitor RTT searched.")] = "12800ms",
-        tol: Annotated[str, typer.Option("--tol", metavar="DURATION", help="Bisection stops when the bracket is this narrow.")] = "100ms",
-        points: Annotated[int, typer.Option("--points", help="RTTs scanned (log-spaced) before bisecting each change; windows narrower than the spacing can be missed.")] = 33,
+        scenario: Annotated[Path, typer.Argument(help="Scenario YAML file "
+                "with a monitors section.", show_default=False)],
+        seeds: Annotated[Optional[list[str]], typer.Option("--seeds", help=
+                "Seeds, comma-separated or repeated (default 1,2,3); the majority "
+                "verdict counts.")] = None,
+        set_: Annotated[Optional[list[str]], typer.Option("--set", help=
+                "Override a field: dotted.path=value. Repeatable.")] = None,
+        lo: Annotated[str, typer.Option("--lo", metavar="DURATION", help=
+                "Smallest monitor RTT searched.")] = "1ms",
+        hi: Annotated[str, typer.Option("--hi", metavar="DURATION", help=
+                "Largest monitor RTT searched.")] = "12800ms",
+        tol: Annotated[str, typer.Option("--tol", metavar="DURATION", help=
+                "Bisection stops when the bracket is this narrow.")] = "100ms",
+        points: Annotated[int, typer.Option("--points", help="RTTs scanned (log-spaced) before "
+                "bisecting each change; windows narrower than the spacing can be missed.")] = 33,
     ) -> None:
         """Search the monitor RTT at which the verdict changes (healthy -> unstable -> broken)."""
         from cephsim.scenario.load import load_resolved
@@ -107,7 +115,8 @@ def register(app: typer.Typer) -> None:
                 raise CephsimError.single(f"--points: scan between 2 and {MAX_POINTS} RTTs (got {points})")
             sc, r = load_resolved(scenario, set_)
             if r.monitors is None:
-                raise CephsimError.single("the scenario has no monitors section", file=str(scenario),
+                raise CephsimError.single("the scenario has no monitors "
+                        "section", file=str(scenario),
                                           path="monitors")
             setup = r.monitors
             ths = find_thresholds(setup.spec, setup.net_at_rtt, seeds=sd, lo=lo_ns, hi=hi_ns,

@@ -35,13 +35,18 @@ class ExecutorKind(str, Enum):
 
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar (for scripts).")]
 JobsOpt = Annotated[Optional[int], typer.Option("--jobs", "-j", min=1,
-                                                help="Parallel local processes (default: all cores).")]
-ExecOpt = Annotated[ExecutorKind, typer.Option("--executor", help="local process pool or a Dask cluster.")]
-SchedOpt = Annotated[Optional[str], typer.Option("--scheduler", metavar="ADDRESS", help="Dask scheduler address (tcp://host:8786).")]
+                                                help="Parallel local processes (default: all "
+                                                        "cores).")]
+ExecOpt = Annotated[ExecutorKind, typer.Option("--executor", help="local process pool or a Dask "
+        "cluster.")]
+SchedOpt = Annotated[Optional[str], typer.Option("--scheduler", metavar="ADDRESS", help=
+        "Dask scheduler address (tcp://host:8786).")]
 SetOpt = Annotated[Optional[list[str]], typer.Option(
     "--set", help="path=v1,v2,... (a sweep axis) or path=value. Repeatable.")]
-OutOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of stdout.")]
-SeedOpt = Annotated[Optional[int], typer.Option("--seed", min=0, help="Base seed (default: run.seed).")]
+OutOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help=
+        "Write to this file instead of stdout.")]
+SeedOpt = Annotated[Optional[int], typer.Option("--seed", min=0, help=
+        "Base seed (default: run.seed).")]
 
 
 def _plot_suffix(plot: Path | None, option: str = "--plot") -> None:
@@ -56,17 +61,37 @@ def _check_scheduler(executor: ExecutorKind, scheduler: str | None) -> None:
 
 def register(app: typer.Typer) -> None:
     @app.command()
-    def sweep(scenario: Annotated[Path, typer.Argument(help="Scenario YAML file (may hold a sweep: block).",
-                                                       show_default=False)],
-              set_: SetOpt = None,
-              seeds: Annotated[Optional[int], typer.Option("--seeds", "-k", min=1,
-                                                           help="Seeds per grid point (default 1, or the sweep block's).")] = None,
-              seed: SeedOpt = None, jobs: JobsOpt = None,
-              executor: ExecOpt = ExecutorKind.local, scheduler: SchedOpt = None,
-              format: Annotated[SweepFormat, typer.Option("--format", "-f", help="Output format.")] = SweepFormat.text,
-              output: OutOpt = None,
-              plot: Annotated[Optional[Path], typer.Option("--plot", help="Also draw the sweep curves (.png, .svg or .pdf).")] = None,
-              quiet: QuietOpt = False) -> None:
+    def sweep(
+        scenario: Annotated[
+            Path,
+            typer.Argument(
+                help="Scenario YAML file (may hold a sweep: block).", show_default=False
+            ),
+        ],
+        set_: SetOpt = None,
+        seeds: Annotated[
+            Optional[int],
+            typer.Option(
+                "--seeds",
+                "-k",
+                min=1,
+                help="Seeds per grid point (default 1, or the sweep block's).",
+            ),
+        ] = None,
+        seed: SeedOpt = None,
+        jobs: JobsOpt = None,
+        executor: ExecOpt = ExecutorKind.local,
+        scheduler: SchedOpt = None,
+        format: Annotated[
+            SweepFormat, typer.Option("--format", "-f", help="Output format.")
+        ] = SweepFormat.text,
+        output: OutOpt = None,
+        plot: Annotated[
+            Optional[Path],
+            typer.Option("--plot", help="Also draw the sweep curves (.png, .svg or .pdf)."),
+        ] = None,
+        quiet: QuietOpt = False,
+    ) -> None:
         """Run a grid of variants (all combinations of the --set lists), each with K seeds."""
         try:
             from cephsim.formats.output import check_outputs
@@ -87,15 +112,30 @@ def register(app: typer.Typer) -> None:
             fail(e)
 
     @app.command()
-    def compare(scenarios: Annotated[list[Path], typer.Argument(help="Two or more scenario files; the first is the baseline.",
-                                                                show_default=False)],
-                set_: Annotated[Optional[list[str]], typer.Option("--set", help="Override a field in every scenario. Repeatable.")] = None,
-                seeds: Annotated[int, typer.Option("--seeds", "-k", min=1, help="Seeds per scenario.")] = 3,
-                seed: SeedOpt = None, jobs: JobsOpt = None,
-                executor: ExecOpt = ExecutorKind.local, scheduler: SchedOpt = None,
-                format: Annotated[CmpFormat, typer.Option("--format", "-f", help="Output format.")] = CmpFormat.text,
-                output: OutOpt = None, quiet: QuietOpt = False) -> None:
-        """Side by side: IOPS and latency, differences with confidence intervals, and the stages behind them."""
+    def compare(
+        scenarios: Annotated[
+            list[Path],
+            typer.Argument(
+                help="Two or more scenario files; the first is the baseline.", show_default=False
+            ),
+        ],
+        set_: Annotated[
+            Optional[list[str]],
+            typer.Option("--set", help="Override a field in every scenario. Repeatable."),
+        ] = None,
+        seeds: Annotated[int, typer.Option("--seeds", "-k", min=1, help="Seeds per scenario.")] = 3,
+        seed: SeedOpt = None,
+        jobs: JobsOpt = None,
+        executor: ExecOpt = ExecutorKind.local,
+        scheduler: SchedOpt = None,
+        format: Annotated[
+            CmpFormat, typer.Option("--format", "-f", help="Output format.")
+        ] = CmpFormat.text,
+        output: OutOpt = None,
+        quiet: QuietOpt = False,
+    ) -> None:
+        """Side by side: IOPS and latency, differences with confidence intervals, and the stages
+    behind them."""
         try:
             from cephsim.formats.output import check_outputs
             from cephsim.tools.compare import compare as do_compare
@@ -110,10 +150,15 @@ def register(app: typer.Typer) -> None:
             fail(e)
 
     @app.command("compare-fio")
-    def compare_fio(simulated: Annotated[Path, typer.Argument(help="cephsim JSON output (cephsim run -f json).", show_default=False)],
-                    measured: Annotated[Path, typer.Argument(help="Real fio result: JSON or normal output.", show_default=False)],
-                    direction: Annotated[Optional[str], typer.Option("--direction", metavar="read|write", help="read or write (default: write if present).")] = None,
-                    format: Annotated[CmpFormat, typer.Option("--format", "-f", help="Output format.")] = CmpFormat.text,
+    def compare_fio(simulated: Annotated[Path, typer.Argument(help="cephsim JSON output (cephsim "
+            "run -f json).", show_default=False)],
+                    measured: Annotated[Path, typer.Argument(help="Real fio result: JSON or normal "
+                            "output.", show_default=False)],
+                    direction: Annotated[Optional[str], typer.Option(
+                            "--direction", metavar="read|write", help=
+                                    "read or write (default: write if present).")] = None,
+                    format: Annotated[CmpFormat, typer.Option("--format", "-f", help=
+                            "Output format.")] = CmpFormat.text,
                     output: OutOpt = None) -> None:
         """Compare a simulated result with a measured fio result, side by side."""
         try:
@@ -129,12 +174,20 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def explain(scenario: Annotated[Path, typer.Argument(help="Scenario YAML file.", show_default=False)],
-                op: Annotated[str, typer.Option("--op", metavar="OP", help="median, p99 (any pNN from p0 to p100), min, max, or an op number.")] = "median",
-                set_: Annotated[Optional[list[str]], typer.Option("--set", help="Override a field. Repeatable.")] = None,
-                seed: Annotated[Optional[int], typer.Option("--seed", min=0, help="Seed (overrides run.seed).")] = None,
-                plot: Annotated[Optional[Path], typer.Option("--plot", help="Also draw the op's timeline (.png, .svg or .pdf).")] = None,
-                latency_plot: Annotated[Optional[Path], typer.Option("--latency-plot", help="Also draw the run's latency CDF and histogram (.png, .svg or .pdf).")] = None,
-                ablations: Annotated[bool, typer.Option("--ablations/--no-ablations", help="Run the what-if ablations.")] = True,
+                op: Annotated[str, typer.Option("--op", metavar="OP", help=
+                        "median, p99 (any pNN from p0 to p100), min, max, or an op "
+                        "number.")] = "median",
+                set_: Annotated[Optional[list[str]], typer.Option("--set", help=
+                        "Override a field. Repeatable.")] = None,
+                seed: Annotated[Optional[int], typer.Option("--seed", min=0, help=
+                        "Seed (overrides run.seed).")] = None,
+                plot: Annotated[Optional[Path], typer.Option("--plot", help=
+                        "Also draw the op's timeline (.png, .svg or .pdf).")] = None,
+                latency_plot: Annotated[Optional[Path], typer.Option(
+                        "--latency-plot", help="Also draw the run's latency CDF and histogram "
+                                "(.png, .svg or .pdf).")] = None,
+                ablations: Annotated[bool, typer.Option("--ablations/--no-ablations", help=
+                        "Run the what-if ablations.")] = True,
                 jobs: JobsOpt = None, output: OutOpt = None, quiet: QuietOpt = False) -> None:
         """The life of one simulated write, where its time went, and what each knob is worth."""
         try:

@@ -32,10 +32,17 @@ class Recorder:
             self._ev.append(list(op.ev))
             self._seq.append(op.seq)
         if type(op.acc) is not list:
-            self.traces[op.seq] = {"submit": op.submit, "slat_end": op.slat_end, "complete": t,
-                                   "is_write": op.is_write, "acc": list(op.acc),
-                                   "ev": list(op.ev), "spans": list(op.acc.spans),  # type: ignore[attr-defined]
-                                   "job": op.job.name, "pg": op.pg}
+            self.traces[op.seq] = {
+                "submit": op.submit,
+                "slat_end": op.slat_end,
+                "complete": t,
+                "is_write": op.is_write,
+                "acc": list(op.acc),
+                "ev": list(op.ev),
+                "spans": list(op.acc.spans),  # type: ignore[attr-defined]
+                "job": op.job.name,
+                "pg": op.pg,
+            }
 
     def count(self) -> int:
         return len(self._core)

@@ -98,9 +98,11 @@ class LogNormal(_Base):
 
     dist: Literal["lognormal"] = "lognormal"
     median: Dur = Field(description="Median, e.g. '15us'.")
-    sigma: float | None = Field(None, ge=0, le=MAX_SIGMA, description="Shape (std. dev. of ln X). Give sigma or p99.")
+    sigma: float | None = Field(None, ge=0, le=MAX_SIGMA, description=
+            "Shape (std. dev. of ln X). Give sigma or p99.")
     p99: Dur | None = Field(None, description="99th percentile; sets sigma = ln(p99/median)/2.326.")
-    shift: Dur = Field(0, ge=0, description="Constant added to every sample (a hard minimum), e.g. '5us'.")
+    shift: Dur = Field(0, ge=0, description="Constant added to every sample (a hard minimum), e.g. "
+            "'5us'.")
 
     _m = field_validator("median", "shift", mode="before")(lambda cls, v: _dur(v))
 

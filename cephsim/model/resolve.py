@@ -540,9 +540,11 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
         spine = _pick("switches", topo.spine, "network.topology.spine")
         if spine.forwarding == "software":
             if not spine.cpu:
-                raise CephsimError.single("a software router needs a cpu", path="network.topology.spine")
+                raise CephsimError.single("a software router needs "
+                        "a cpu", path="network.topology.spine")
             rcpu = _pick("cpus", spine.cpu, "network.topology.spine.cpu")
-            spine_cpu = resolve_cpu(rcpu, 1, None, topo.spine_tuning or CPUTuning(governor="ondemand"),
+            spine_cpu = resolve_cpu(rcpu, 1, None, topo.spine_tuning or CPUTuning(governor=
+                    "ondemand"),
                                     "network.topology.spine", "network.topology.spine.cpu",
                                     "network.topology.spine_tuning")
     if topo.kind == "mesh" and topo.mesh_mode == "broadcast" and \
@@ -746,12 +748,18 @@ def resolved_dict(r: Resolved) -> dict[str, Any]:
     def cpu(c: CPUConfig | None) -> Any:
         if c is None:
             return None
-        return {"model": c.model.model_dump(mode="json", by_alias=True, exclude={"sources"}),
-                "cores": c.cores, "allowed_cstates": [s.model_dump(mode="json", by_alias=True) for s in c.cstates],
-                "governor": c.governor, "cpufreq_driver": c.cpufreq_driver,
-                "max_hz": c.max_hz, "min_hz": c.min_hz,
-                "threads_per_core": c.threads_per_core, "smt_yield": c.smt_yield,
-                "all_core_hz": c.all_core_hz}
+        return {
+            "model": c.model.model_dump(mode="json", by_alias=True, exclude={"sources"}),
+            "cores": c.cores,
+            "allowed_cstates": [s.model_dump(mode="json", by_alias=True) for s in c.cstates],
+            "governor": c.governor,
+            "cpufreq_driver": c.cpufreq_driver,
+            "max_hz": c.max_hz,
+            "min_hz": c.min_hz,
+            "threads_per_core": c.threads_per_core,
+            "smt_yield": c.smt_yield,
+            "all_core_hz": c.all_core_hz,
+        }
 
     def model(m: Any) -> Any:
         return None if m is None else m.model_dump(mode="json", by_alias=True, exclude={"sources"})

@@ -46,7 +46,8 @@ class Tails(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    kv_stall_rate_hz: float = Field(ge=0, le=1000, allow_inf_nan=False, description="Stalls per second per OSD.")
+    kv_stall_rate_hz: float = Field(ge=0, le=1000, allow_inf_nan=False, description=
+            "Stalls per second per OSD.")
     kv_stall: DistSpec = Field(description="How long bstore_kv_sync is held up by one stall.")
 
 
@@ -56,12 +57,21 @@ class ReleaseCosts(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     basis: str = Field(description="Where these numbers come from.")
-    scale: float = Field(gt=0, allow_inf_nan=False, description="Common factor applied to every stage cost of Ceph's own code (the fitted part); kernel stages are not scaled.")
-    scale_sd: float | None = Field(None, ge=0, allow_inf_nan=False, description="1-sigma uncertainty of ln(scale) from the corpus fit (0.13 = about 13 %); None where the scale was not fitted.")
-    kcycles: dict[str, Kcycles] = Field(description="Per-stage CPU work, kilocycles at per-clock 1.0, before scale.")
-    logging_overhead: float = Field(ge=0, allow_inf_nan=False, description="Extra fraction of OSD CPU work at the default debug levels beyond the lines gathered (debuglog.py): string work done whatever the level, which releases before Nautilus still did (PRs #20298, #24312).")
-    cpu_jitter_sigma: float = Field(ge=0, le=2, description="Per-stage CPU work is multiplied by a lognormal factor with this sigma (cache misses, interrupts).")
-    notify_all_on_enqueue: bool = Field(description="Shard enqueue wakes every thread of the shard (O15.2.8+); the extra ones wake spuriously.")
+    scale: float = Field(gt=0, allow_inf_nan=False, description="Common factor applied to every "
+            "stage cost of Ceph's own code (the fitted part); kernel stages are not scaled.")
+    scale_sd: float | None = Field(None, ge=0, allow_inf_nan=False, description=
+            "1-sigma uncertainty of ln(scale) from the corpus fit (0.13 = about 13 %); None where "
+            "the scale was not fitted.")
+    kcycles: dict[str, Kcycles] = Field(description="Per-stage CPU work, kilocycles at per-clock "
+            "1.0, before scale.")
+    logging_overhead: float = Field(ge=0, allow_inf_nan=False, description=
+            "Extra fraction of OSD CPU work at the default debug levels beyond the lines gathered "
+            "(debuglog.py): string work done whatever the level, which releases before Nautilus "
+            "still did (PRs #20298, #24312).")
+    cpu_jitter_sigma: float = Field(ge=0, le=2, description="Per-stage CPU work is multiplied by a "
+            "lognormal factor with this sigma (cache misses, interrupts).")
+    notify_all_on_enqueue: bool = Field(description="Shard enqueue wakes every thread of the shard "
+            "(O15.2.8+); the extra ones wake spuriously.")
     osd_op_queue: Literal["wpq", "mclock_scheduler"]
     tails: Tails
     #: the release a ceph.profile file says it was fitted for (None: no profile, or none
@@ -84,7 +94,8 @@ class ProfileOverride(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    release: str | None = Field(None, description="Release the profile was fitted for (informational).")
+    release: str | None = Field(None, description="Release the profile was fitted for "
+            "(informational).")
     basis: str | None = None
     scale: float | None = Field(None, gt=0, allow_inf_nan=False)
     kcycles: dict[str, Kcycles] = Field(default_factory=dict)

@@ -116,8 +116,8 @@ STEPS: Final[dict[int, Label]] = {
                            "Objecter::op_submit"),
     OBJECTER: Label("client", "fio thread", "librados Objecter (op_submit): picks the PG and "
                     "primary OSD, builds the MOSDOp", "Objecter::op_submit"),
-    KERNEL_SEND: Label("client", "kernel client (libceph kworker)", "maps the request to an "
-                       "object and OSD, encodes and sends the MOSDOp", "libceph ceph_osdc_start_request"),
+    KERNEL_SEND: Label("client", "kernel client (libceph kworker)", "maps the request to an object "
+            "and OSD, encodes and sends the MOSDOp", "libceph ceph_osdc_start_request"),
     CLIENT_SEND: Label("client", "client msgr-worker", "encodes MOSDOp, kernel TCP send",
                        "AsyncConnection::send_message"),
     NET_OSDOP_WRITE: Label("net", "", "MOSDOp: the write request and its {kib} KiB travel to "
@@ -227,13 +227,15 @@ STEPS: Final[dict[int, Label]] = {
                      "(O_DIRECT)", "BlueStore::_do_read"),
     DATA_READ_DONE: Label("osd", "op shard", "read complete, builds the reply",
                           "BlueStore::_do_read"),
-    CRYPT_ENCRYPT: Label("osd", "kcryptd", "dm-crypt encrypts the write", "kcryptd_crypt_write_convert"),
+    CRYPT_ENCRYPT: Label("osd", "kcryptd", "dm-crypt encrypts the write",
+            "kcryptd_crypt_write_convert"),
     CRYPT_SUBMIT: Label("osd", "dmcrypt_write", "dm-crypt submits the encrypted write",
                         "dmcrypt_write"),
-    CRYPT_DECRYPT: Label("osd", "kcryptd", "dm-crypt decrypts the read", "kcryptd_crypt_read_convert"),
+    CRYPT_DECRYPT: Label("osd", "kcryptd", "dm-crypt decrypts the read",
+            "kcryptd_crypt_read_convert"),
     # erasure-coded pools
     EC_DO_OP: Label("primary", "op shard (tp_osd_tp)", "do_op, plans the EC write "
-                    "(read-modify-write), PG log entry", "ECBackend::submit_transaction -> start_rmw"),
+            "(read-modify-write), PG log entry", "ECBackend::submit_transaction -> start_rmw"),
     EC_ENCODE: Label("primary", "op shard", "encodes the stripe (data and parity chunks)",
                      "ECUtil::encode"),
     EC_SUBWRITE_SEND: Label("primary", "msgr-worker", "encodes and sends the MOSDECSubOpWrite",

@@ -51,8 +51,8 @@ class LinkSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    delay_ns: int = Field(0, description="netem `delay`: constant one-way delay added to every packet "
-                          "(int ns or a string such as '800ms').")
+    delay_ns: int = Field(0, description="netem `delay`: constant one-way delay added to every "
+            "packet (int ns or a string such as '800ms').")
     jitter_ns: int = Field(0, description="netem jitter: half-width of the uniform jitter, or the "
                            "standard deviation for `distribution: normal`.")
     distribution: Literal["uniform", "normal"] = Field(

@@ -121,7 +121,8 @@ def handle_at_mon(cluster, mon, src: str, m: dict) -> None:
             def forward() -> None:  # peon forwards to the leader (resent after elections)
                 if mon.state == "peon":
                     leader = cluster.names[mon.leader]
-                    mon.send(leader, {"t": "fwd", "kind": "fwdwrite", "inner": m, "via": mon.name}, SMALL + m["size"])
+                    mon.send(leader, {"t": "fwd", "kind": "fwdwrite", "inner": m, "via": mon.name}, SMALL + m[
+                            "size"])
                 else:
                     ev = mon.wait_readable()
                     if ev is None:
@@ -133,9 +134,11 @@ def handle_at_mon(cluster, mon, src: str, m: dict) -> None:
         inner, via = m["inner"], m["via"]
         client = inner["client"]
         if mon.state == "leader":
-            cluster.add_write(inner["size"], lambda: mon.send(via, {"t": "fwd", "kind": "fwdreply", "id": inner["id"], "client": client}, SMALL))
+            cluster.add_write(inner["size"], lambda: mon.send(via, {"t": "fwd", "kind": "fwdreply",
+                    "id": inner["id"], "client": client}, SMALL))
         else:  # lost leadership meanwhile: bounce back to the peon to resend
-            mon.send(via, {"t": "fwd", "kind": "write", **{k: v for k, v in inner.items() if k != "kind"}}, SMALL)
+            mon.send(via, {"t": "fwd", "kind": "write", **{k: v for k, v in inner.items() if k !=
+                    "kind"}}, SMALL)
     elif kind == "fwdreply":
         mon.send(m["client"], {"t": "creply", "id": m["id"]}, SMALL)
 

@@ -188,7 +188,8 @@ class PaxosMixin:
         self.uncommitted = (m["v"], m["vsize"])
         epoch = self.epoch
         Timer(self.env, self._t.store_sync_latency,
-              lambda: self.state == "peon" and self.epoch == epoch and self._paxos_send(src, "accept"))
+              lambda: self.state == "peon" and self.epoch == epoch and self._paxos_send(src,
+                      "accept"))
 
     def _h_accept(self, src: str, m: dict) -> None:
         if m["pn"] != self.accepted_pn or self.pstate != "updating":

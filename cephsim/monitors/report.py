@@ -29,24 +29,32 @@ class CommandStats(BaseModel):
     success_rate: float = Field(description="Fraction that succeeded before their timeout.")
     latency_mean_s: float | None = Field(description="Mean latency of successful commands.")
     latency_p50_s: float | None = Field(description="Median latency of successful commands.")
-    latency_p99_s: float | None = Field(description="99th percentile latency of successful commands.")
+    latency_p99_s: float | None = Field(description="99th percentile latency of successful "
+            "commands.")
 
 
 class MonitorReport(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    state: Literal["healthy", "unstable", "broken"] = Field(description="Verdict per spec.thresholds.")
+    state: Literal["healthy", "unstable", "broken"] = Field(description=
+            "Verdict per spec.thresholds.")
     reasons: list[str] = Field(description="Which thresholds decided the verdict.")
     duration_s: float = Field(description="Simulated time.")
-    quorum_availability: float = Field(description="Fraction of time with a leader holding a valid lease.")
-    elections_per_hour: float = Field(description="Election victories after the first quorum, per hour.")
+    quorum_availability: float = Field(description="Fraction of time with a leader holding a valid "
+            "lease.")
+    elections_per_hour: float = Field(description="Election victories after the first quorum, per "
+            "hour.")
     elections: int = Field(description="Election victories after the first quorum.")
-    time_to_first_quorum_s: float | None = Field(description="From t=0 to the first recovered quorum.")
-    median_time_to_reform_s: float | None = Field(description="Median gap without a recovered quorum after the first.")
+    time_to_first_quorum_s: float | None = Field(description="From t=0 to the first recovered "
+            "quorum.")
+    median_time_to_reform_s: float | None = Field(description="Median gap without a recovered "
+            "quorum after the first.")
     commands: dict[str, CommandStats] = Field(description="Per command kind.")
-    first_timer_tripped: str | None = Field(description="First hard timer that fired, naming the Ceph option.")
+    first_timer_tripped: str | None = Field(description="First hard timer that fired, naming the "
+            "Ceph option.")
     first_timer_option: str | None = Field(description="Option name of first_timer_tripped.")
     timer_trips: dict[str, int] = Field(description="Trips by Ceph option name.")
-    counters: dict[str, int] = Field(description="Commits, bootstraps, retransmitted segments, connection set-ups...")
+    counters: dict[str, int] = Field(description="Commits, bootstraps, retransmitted segments, "
+            "connection set-ups...")
     proposal_bytes_mean: float | None = Field(description="Mean Paxos value size proposed.")
 
 
@@ -162,11 +170,13 @@ def text_report(r: MonitorReport) -> str:
         return f"{secs(x, 's'):>8}"
 
     lines = [
-        f"monitor cluster: {r.state.upper()}" + (f"  ({'; '.join(r.reasons)})" if r.reasons else ""),
+        f"monitor cluster: {r.state.upper()}"
+        + (f"  ({'; '.join(r.reasons)})" if r.reasons else ""),
         f"  simulated            {r.duration_s:.0f} s",
         f"  quorum availability  {r.quorum_availability:.3f}",
         f"  elections            {r.elections} ({r.elections_per_hour:.1f}/h)",
-        f"  first quorum after   {secs(r.time_to_first_quorum_s)}; median re-form {secs(r.median_time_to_reform_s)}",
+        f"  first quorum after   {secs(r.time_to_first_quorum_s)}; median re-form "
+        f"{secs(r.median_time_to_reform_s)}",
         "  commands             success  mean     p50      p99",
     ]
     for n, c in r.commands.items():
@@ -174,6 +184,9 @@ def text_report(r: MonitorReport) -> str:
                      f"{col(c.latency_p99_s)}  (n={c.attempts})")
     lines.append(f"  first timer tripped  {r.first_timer_tripped or 'none'}")
     if r.timer_trips:
-        lines.append("  timer trips          " + ", ".join(f"{k}={v}" for k, v in sorted(r.timer_trips.items())))
-    lines.append("  counters             " + ", ".join(f"{k}={v}" for k, v in sorted(r.counters.items())))
+        lines.append("  timer "
+                     "trips     "
+                     "     " + ", ".join(f"{k}={v}" for k, v in sorted(r.timer_trips.items())))
+    lines.append("  counters       "
+                 "      " + ", ".join(f"{k}={v}" for k, v in sorted(r.counters.items())))
     return "\n".join(lines)

@@ -146,11 +146,18 @@ def monitor_setup(scenario: Scenario, default_clients: Iterable[str]) -> Monitor
     mons = [m.name for m in mcfg.mons]
     try:
         spec = MonitorSpec(
-            mons=mons, election_strategy=mcfg.strategy, timers=mcfg.timers, workload=mcfg.proposals,
-            clients=clients, commands=list(mcfg.commands) if mcfg.commands else _default_commands(),
-            duration=f"{mcfg.duration}ns", warmup=f"{mcfg.warmup}ns", initial_connections=mcfg.initial_connections,
+            mons=mons,
+            election_strategy=mcfg.strategy,
+            timers=mcfg.timers,
+            workload=mcfg.proposals,
+            clients=clients,
+            commands=list(mcfg.commands) if mcfg.commands else _default_commands(),
+            duration=f"{mcfg.duration}ns",
+            warmup=f"{mcfg.warmup}ns",
+            initial_connections=mcfg.initial_connections,
             connection_fault_rate_per_hour=mcfg.connection_fault_rate_per_hour,
-            thresholds=mcfg.thresholds)
+            thresholds=mcfg.thresholds,
+        )
     except ValidationError as err:
         # checks of the monitor model beyond the scenario schema (duration vs warmup, finite
         # fault rate, ...): name the scenario field; cephsim.scenario.load.locate adds the line

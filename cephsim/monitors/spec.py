@@ -68,37 +68,65 @@ class _M(BaseModel):
 
 
 class TimerOptions(_M):
-    """Ceph options that bound multi-round-trip chains (``src/common/options/mon.yaml.in``, ``global.yaml.in``)."""
+    """Ceph options that bound multi-round-trip chains (``src/common/options/mon.yaml.in``,
+    ``global.yaml.in``)."""
 
     mon_lease: Interval = Field("5s", description="mon_lease: lease length granted by the leader.")
-    mon_lease_renew_interval_factor: float = Field(0.6, gt=0, lt=1, allow_inf_nan=False, description="mon_lease_renew_interval_factor: leader renews every factor x mon_lease (3 s).")
-    mon_lease_ack_timeout_factor: float = Field(2.0, gt=0, le=100, allow_inf_nan=False, description="mon_lease_ack_timeout_factor: leader's wait for all LEASE_ACKs and the peon's lease timeout, x mon_lease (10 s).")
-    mon_accept_timeout_factor: float = Field(2.0, gt=0, le=100, allow_inf_nan=False, description="mon_accept_timeout_factor: leader's wait for all ACCEPTs / LASTs (collect), x mon_lease (10 s).")
-    mon_election_timeout: Interval = Field("5s", description="mon_election_timeout: proposer waits for ACKs; deferring peons wait this + 1 s for VICTORY.")
-    mon_probe_timeout: Interval = Field("2s", description="mon_probe_timeout: bootstrap re-probes after this.")
-    mon_elector_ping_timeout: Interval = Field("2s", description="mon_elector_ping_timeout (P+): peer considered dead without a ping reply this long (connectivity strategy).")
-    mon_elector_ping_divisor: int = Field(2, ge=1, le=1000, description="mon_elector_ping_divisor: pings every ping_timeout/divisor.")
-    mon_tick_interval: Interval = Field("5s", description="mon_tick_interval: Monitor::tick period (session trimming).")
-    paxos_propose_interval: NonNegDuration = Field("1s", description="paxos_propose_interval: batching window after the last commit.")
-    paxos_min_wait: NonNegDuration = Field("50ms", description="paxos_min_wait: minimum batching delay.")
-    ms_connection_ready_timeout: Interval = Field("10s", description="ms_connection_ready_timeout: connecting side must reach READY in this time.")
-    ms_initial_backoff: Interval = Field("200ms", description="ms_initial_backoff: first reconnect delay.")
+    mon_lease_renew_interval_factor: float = Field(0.6, gt=0, lt=1, allow_inf_nan=False, description=
+            "mon_lease_renew_interval_factor: leader renews every factor x mon_lease (3 s).")
+    mon_lease_ack_timeout_factor: float = Field(2.0, gt=0, le=100, allow_inf_nan=False, description=
+            "mon_lease_ack_timeout_factor: leader's wait for all LEASE_ACKs and the peon's lease "
+            "timeout, x mon_lease (10 s).")
+    mon_accept_timeout_factor: float = Field(2.0, gt=0, le=100, allow_inf_nan=False, description=
+            "mon_accept_timeout_factor: leader's wait for all ACCEPTs / LASTs (collect), x "
+            "mon_lease (10 s).")
+    mon_election_timeout: Interval = Field("5s", description="mon_election_timeout: proposer waits "
+            "for ACKs; deferring peons wait this + 1 s for VICTORY.")
+    mon_probe_timeout: Interval = Field("2s", description="mon_probe_timeout: bootstrap re-probes "
+            "after this.")
+    mon_elector_ping_timeout: Interval = Field("2s", description="mon_elector_ping_timeout (P+): "
+            "peer considered dead without a ping reply this long (connectivity strategy).")
+    mon_elector_ping_divisor: int = Field(2, ge=1, le=1000, description=
+            "mon_elector_ping_divisor: pings every ping_timeout/divisor.")
+    mon_tick_interval: Interval = Field("5s", description="mon_tick_interval: Monitor::tick period "
+            "(session trimming).")
+    paxos_propose_interval: NonNegDuration = Field("1s", description=
+            "paxos_propose_interval: batching window after the last commit.")
+    paxos_min_wait: NonNegDuration = Field("50ms", description="paxos_min_wait: minimum batching "
+            "delay.")
+    ms_connection_ready_timeout: Interval = Field("10s", description=
+            "ms_connection_ready_timeout: connecting side must reach READY in this time.")
+    ms_initial_backoff: Interval = Field("200ms", description="ms_initial_backoff: first reconnect "
+            "delay.")
     ms_max_backoff: Interval = Field("15s", description="ms_max_backoff: reconnect backoff cap.")
-    handshake_round_trips: int = Field(6, ge=1, le=20, description="msgr2 round trips to READY: 6 for Quincy+ (msgr2.1 compression frame), 5 for Nautilus-Pacific [derived from ProtocolV2.cc].")
-    mon_client_hunt_interval: Interval = Field("3s", description="mon_client_hunt_interval: a hunting client re-opens its connections this often.")
-    mon_client_hunt_parallel: int = Field(3, ge=1, le=100, description="mon_client_hunt_parallel: mons tried at once.")
-    client_mount_timeout: PosDuration = Field("300s", description="client_mount_timeout: librados authenticate()/connect limit.")
-    tcp_initial_window_segments: int = Field(10, ge=1, le=1000, description="Linux initial congestion window (RFC 6928).")
-    tcp_mss: Annotated[Size, _size(88, 65535, " (Linux TCP_MIN_MSS)")] = Field(1448, description="TCP MSS (1500-byte MTU with timestamps).")
+    handshake_round_trips: int = Field(6, ge=1, le=20, description="msgr2 round trips to READY: 6 "
+            "for Quincy+ (msgr2.1 compression frame), 5 for Nautilus-Pacific [derived from "
+            "ProtocolV2.cc].")
+    mon_client_hunt_interval: Interval = Field("3s", description="mon_client_hunt_interval: a "
+            "hunting client re-opens its connections this often.")
+    mon_client_hunt_parallel: int = Field(3, ge=1, le=100, description=
+            "mon_client_hunt_parallel: mons tried at once.")
+    client_mount_timeout: PosDuration = Field("300s", description="client_mount_timeout: librados "
+            "authenticate()/connect limit.")
+    tcp_initial_window_segments: int = Field(10, ge=1, le=1000, description=
+            "Linux initial congestion window (RFC 6928).")
+    tcp_mss: Annotated[Size, _size(88, 65535, " (Linux TCP_MIN_MSS)")] = Field(1448, description=
+            "TCP MSS (1500-byte MTU with timestamps).")
     tcp_min_rto: PosDuration = Field("200ms", description="Linux TCP_RTO_MIN.")
-    store_sync_latency: NonNegDuration = Field("5ms", description="Mon store (RocksDB) synchronous write on BEGIN/commit; estimate for SSD-backed mons.")
+    store_sync_latency: NonNegDuration = Field("5ms", description="Mon store (RocksDB) synchronous "
+            "write on BEGIN/commit; estimate for SSD-backed mons.")
 
     @model_validator(mode="after")
     def _derived(self) -> TimerOptions:
         # timers the model derives from mon_lease and from the ping timeout re-arm too
-        for opt, ns in (("mon_lease_renew_interval_factor", self.mon_lease_renew_interval_factor * self.mon_lease),
-                        ("mon_lease_ack_timeout_factor", self.mon_lease_ack_timeout_factor * self.mon_lease),
-                        ("mon_accept_timeout_factor", self.mon_accept_timeout_factor * self.mon_lease)):
+        for opt, ns in (
+            (
+                "mon_lease_renew_interval_factor",
+                self.mon_lease_renew_interval_factor * self.mon_lease,
+            ),
+            ("mon_lease_ack_timeout_factor", self.mon_lease_ack_timeout_factor * self.mon_lease),
+            ("mon_accept_timeout_factor", self.mon_accept_timeout_factor * self.mon_lease),
+        ):
             if ns < MIN_INTERVAL_NS:
                 raise ValueError(f"{opt}: {opt} x mon_lease is {format_span(int(ns))}, which must be at "
                                  f"least {format_span(MIN_INTERVAL_NS)}{_REPEATS}")
@@ -108,8 +136,10 @@ class TimerOptions(_M):
                              f"mon_elector_ping_divisor is {format_span(ping)}, which must be at least "
                              f"{format_span(MIN_INTERVAL_NS)}{_REPEATS}")
         if self.ms_max_backoff < self.ms_initial_backoff:
-            raise ValueError(f"ms_max_backoff: the backoff cap ({format_span(self.ms_max_backoff)}) is smaller "
-                             f"than ms_initial_backoff ({format_span(self.ms_initial_backoff)})")
+            raise ValueError(
+                f"ms_max_backoff: the backoff cap ({format_span(self.ms_max_backoff)}) is smaller "
+                f"than ms_initial_backoff ({format_span(self.ms_initial_backoff)})"
+            )
         return self
 
 
@@ -149,30 +179,53 @@ class ProposalWorkload(_M):
     epoch every <= 10 minutes: with one every 600 s half of the seeds come out healthy.
     """
 
-    mgr_digest_period: Interval = Field("2s", description="mgr_tick_period: one MgrStatMonitor proposal request per MMonMgrReport (DaemonServer::tick -> send_report; MgrStatMonitor::prepare_report returns true) [source].")
-    mgr_digest_size: NonNegSize = Field("30KiB", description="Encoded PGMapDigest + health checks per report: per-pool stats/deltas, num_pg_by_osd, PG state counts, up to 50 health detail lines; 20-40 KB for ~190 OSDs and ~20 pools [estimate].")
-    log_period: Interval = Field("5s", description="Cluster-log (LogMonitor) batch period [estimate; entries are proposed with the next Paxos round].")
-    log_size: NonNegSize = Field("1KiB", description="Cluster-log bytes per log_period: the mgr's 'pgmap vN' DBG line every 2 s (DaemonServer::send_report) at ~250-400 B per encoded LogEntry [estimate].")
-    osdmap_mean_interval: Interval = Field("300s", description="Mean time between OSDMap epochs (exponential): a cluster with occasional OSD flaps / pg_temp changes [estimate; the 3200 ms 'unstable' verdict needs <= ~600 s].")
-    osdmap_size_min: PosSize = Field("64KiB", description="Smallest OSDMap-carrying proposal (log-uniform between min and max): the full map rides in every OSDMap epoch (OSDMonitor::encode_pending put_version_full, ceph PR #3247), ~0.3-0.7 KiB per OSD x ~190 OSDs [derived estimate].")
-    osdmap_size_max: PosSize = Field("192KiB", description="Largest OSDMap-carrying proposal: legacy address encoding plus pg_temp entries (~30 B each) of a recovering cluster [derived estimate]; verdicts are unchanged up to ~1.4 MiB (~1000 OSDs).")
-    message_overhead: NonNegSize = Field("200B", description="MMonPaxos header and encoding overhead per message.")
+    mgr_digest_period: Interval = Field("2s", description="mgr_tick_period: one MgrStatMonitor "
+            "proposal request per MMonMgrReport (DaemonServer::tick -> send_report; "
+            "MgrStatMonitor::prepare_report returns true) [source].")
+    mgr_digest_size: NonNegSize = Field("30KiB", description="Encoded PGMapDigest + health checks "
+            "per report: per-pool stats/deltas, num_pg_by_osd, PG state counts, up to 50 health "
+            "detail lines; 20-40 KB for ~190 OSDs and ~20 pools [estimate].")
+    log_period: Interval = Field("5s", description="Cluster-log (LogMonitor) batch period "
+            "[estimate; entries are proposed with the next Paxos round].")
+    log_size: NonNegSize = Field("1KiB", description="Cluster-log bytes per log_period: the mgr's "
+            "'pgmap vN' DBG line every 2 s (DaemonServer::send_report) at ~250-400 B per encoded "
+            "LogEntry [estimate].")
+    osdmap_mean_interval: Interval = Field("300s", description="Mean time between OSDMap epochs "
+            "(exponential): a cluster with occasional OSD flaps / pg_temp changes [estimate; the "
+            "3200 ms 'unstable' verdict needs <= ~600 s].")
+    osdmap_size_min: PosSize = Field("64KiB", description="Smallest OSDMap-carrying proposal "
+            "(log-uniform between min and max): the full map rides in every OSDMap epoch "
+            "(OSDMonitor::encode_pending put_version_full, ceph PR #3247), ~0.3-0.7 KiB per OSD x "
+            "~190 OSDs [derived estimate].")
+    osdmap_size_max: PosSize = Field("192KiB", description="Largest OSDMap-carrying proposal: "
+            "legacy address encoding plus pg_temp entries (~30 B each) of a recovering cluster "
+            "[derived estimate]; verdicts are unchanged up to ~1.4 MiB (~1000 OSDs).")
+    message_overhead: NonNegSize = Field("200B", description="MMonPaxos header and encoding "
+            "overhead per message.")
 
     @model_validator(mode="after")
     def _range(self) -> ProposalWorkload:
         if self.osdmap_size_min > self.osdmap_size_max:
-            raise ValueError(f"osdmap_size_min: the smallest OSDMap proposal ({format_size(self.osdmap_size_min)}) "
-                             f"is larger than osdmap_size_max ({format_size(self.osdmap_size_max)})")
+            raise ValueError(
+                f"osdmap_size_min: the smallest OSDMap proposal ({format_size(self.osdmap_size_min)}) "
+                f"is larger than osdmap_size_max ({format_size(self.osdmap_size_max)})"
+            )
         return self
 
 
 class ClientCommand(_M):
     """One kind of client operation, started periodically by a fresh client process."""
 
-    name: Literal["health", "auth_get_or_create", "rbd_map"] = Field(description="ceph health (read on any in-quorum mon), ceph auth get-or-create (Paxos write via the leader), rbd map (librados session + kernel libceph session + OSDMap).")
-    period: Annotated[Duration, _duration(10**9, why=": each command is a fresh client process")] = Field("120s", description="A new command every period (each a fresh process).")
-    timeout: PosDuration = Field("300s", description="Give-up time for the whole command: client_mount_timeout for ceph CLI / librados (ceph --connect-timeout defaults to it); rbd map's kernel session additionally obeys kernel_mount_timeout.")
-    kernel_mount_timeout: PosDuration = Field("60s", description="krbd/libceph mount_timeout (rbd_map only).")
+    name: Literal["health", "auth_get_or_create", "rbd_map"] = Field(description=
+            "ceph health (read on any in-quorum mon), ceph auth get-or-create (Paxos write via the "
+            "leader), rbd map (librados session + kernel libceph session + OSDMap).")
+    period: Annotated[Duration, _duration(10**9, why=": each command is a fresh client process")] = Field(
+            "120s", description="A new command every period (each a fresh process).")
+    timeout: PosDuration = Field("300s", description="Give-up time for the whole command: "
+            "client_mount_timeout for ceph CLI / librados (ceph --connect-timeout defaults to it); "
+            "rbd map's kernel session additionally obeys kernel_mount_timeout.")
+    kernel_mount_timeout: PosDuration = Field("60s", description="krbd/libceph mount_timeout "
+            "(rbd_map only).")
 
 
 def _default_commands() -> list[ClientCommand]:
@@ -183,25 +236,47 @@ def _default_commands() -> list[ClientCommand]:
 class MonThresholds(_M):
     """Verdict rules; healthy < unstable < broken."""
 
-    unstable_elections_per_hour: float = Field(6.0, ge=0, allow_inf_nan=False, description="More elections per hour than this is 'unstable': a healthy cluster elects only on mon restarts, and operators notice 'frequent forced elections' well before one every 10 minutes.")
-    unstable_min_availability: float = Field(0.9, ge=0, le=1, allow_inf_nan=False, description="Quorum availability (leader with a valid lease) below this is 'unstable'.")
-    broken_min_success: float = Field(0.5, ge=0, le=1, allow_inf_nan=False, description="A command kind whose success rate is below this makes the verdict 'broken' (seed 004: health, auth and rbd map were 'no longer possible').")
+    unstable_elections_per_hour: float = Field(6.0, ge=0, allow_inf_nan=False, description=
+            "More elections per hour than this is 'unstable': a healthy cluster elects only on mon "
+            "restarts, and operators notice 'frequent forced elections' well before one every 10 "
+            "minutes.")
+    unstable_min_availability: float = Field(0.9, ge=0, le=1, allow_inf_nan=False, description=
+            "Quorum availability (leader with a valid lease) below this is 'unstable'.")
+    broken_min_success: float = Field(0.5, ge=0, le=1, allow_inf_nan=False, description=
+            "A command kind whose success rate is below this makes the verdict 'broken' (seed 004: "
+            "health, auth and rbd map were 'no longer possible').")
 
 
 class MonitorSpec(_M):
     """A monitor cluster, its timers, its Paxos workload and the clients using it."""
 
-    mons: list[str] = Field(default_factory=lambda: ["a", "b", "c"], min_length=1, description="Monitor names in rank order (rank 0 first).")
-    election_strategy: Literal["classic", "connectivity"] = Field("classic", description="mon_election_default_strategy: classic (1, default) or connectivity (3).")
+    mons: list[str] = Field(default_factory=lambda: ["a", "b", "c"], min_length=1, description=
+            "Monitor names in rank order (rank 0 first).")
+    election_strategy: Literal["classic", "connectivity"] = Field("classic", description=
+            "mon_election_default_strategy: classic (1, default) or connectivity (3).")
     timers: TimerOptions = Field(default_factory=TimerOptions, description="Ceph timer options.")
-    workload: ProposalWorkload = Field(default_factory=ProposalWorkload, description="Paxos proposal workload.")
-    clients: list[str] = Field(default_factory=lambda: ["client"], description="Client host names (each runs every command kind).")
-    commands: list[ClientCommand] = Field(default_factory=_default_commands, description="Client command kinds.")
+    workload: ProposalWorkload = Field(default_factory=ProposalWorkload, description=
+            "Paxos proposal workload.")
+    clients: list[str] = Field(default_factory=lambda: ["client"], description=
+            "Client host names (each runs every command kind).")
+    commands: list[ClientCommand] = Field(default_factory=_default_commands, description=
+            "Client command kinds.")
     duration: Duration = Field("1h", description="Simulated monitor time.")
-    warmup: NonNegDuration = Field("60s", description="Clients start after this (the cluster had quorum before netem was applied).")
-    initial_connections: Literal["established", "none"] = Field("established", description="'established': mon<->mon connections exist at t=0 (netem added to a running cluster, seed 004); 'none': cold start, every connection needs a handshake.")
-    connection_fault_rate_per_hour: float = Field(0.0, ge=0, le=MAX_FAULT_RATE_PER_HOUR, allow_inf_nan=False, description="Injected mon<->mon connection resets per hour per pair (TCP reset, mon restart); 0 by default.")
-    thresholds: MonThresholds = Field(default_factory=MonThresholds, description="Verdict thresholds.")
+    warmup: NonNegDuration = Field("60s", description="Clients start after this (the cluster had "
+            "quorum before netem was applied).")
+    initial_connections: Literal["established", "none"] = Field("established", description=
+            "'established': mon<->mon connections exist at t=0 (netem added to a running cluster, "
+            "seed 004); 'none': cold start, every connection needs a handshake.")
+    connection_fault_rate_per_hour: float = Field(
+        0.0,
+        ge=0,
+        le=MAX_FAULT_RATE_PER_HOUR,
+        allow_inf_nan=False,
+        description="Injected mon<->mon connection resets per hour per pair (TCP reset, mon restart); 0 by "
+        "default.",
+    )
+    thresholds: MonThresholds = Field(default_factory=MonThresholds, description=
+            "Verdict thresholds.")
 
     @model_validator(mode="after")
     def _check(self) -> MonitorSpec:
@@ -216,6 +291,8 @@ class MonitorSpec(_M):
                              f"(got {format_span(self.duration)}); one simulated hour already holds "
                              f"thousands of Paxos rounds")
         if self.warmup >= self.duration:
-            raise ValueError(f"warmup: the clients start after warmup ({format_span(self.warmup)}), which must "
-                             f"be shorter than duration ({format_span(self.duration)}), or no command runs")
+            raise ValueError(
+                f"warmup: the clients start after warmup ({format_span(self.warmup)}), which must "
+                f"be shorter than duration ({format_span(self.duration)}), or no command runs"
+            )
         return self

@@ -325,8 +325,10 @@ def _thread(resource: str) -> str:
 #: how the application hands an I/O to the client, per engine: (write, read)
 SUBMIT_CALL = {"rbd": ("(rbd_aio_write)", "(rbd_aio_read)"),
                "rados": ("(rados_aio_write)", "(rados_aio_read)"),
-               "krbd": ("to /dev/rbdN (a direct block write)", "from /dev/rbdN (a direct block read)"),
-               "cephfs": ("(pwrite on the CephFS file, O_DIRECT)", "(pread on the CephFS file, O_DIRECT)")}
+               "krbd": ("to /dev/rbdN (a direct block write)", "from /dev/rbdN (a direct block "
+                       "read)"),
+               "cephfs": ("(pwrite on the CephFS file, O_DIRECT)", "(pread on the CephFS file, "
+                       "O_DIRECT)")}
 
 
 def flush_sent(resource: str, cache_flushed: set[str] | None) -> bool:
@@ -713,11 +715,14 @@ def story(ex: Explanation) -> str:
     lines = [
         f"Why {_us(ex.latency_ns)}?  A replicated write is acknowledged only when every one of the "
         f"{ex.pool_size} copies",
-        "is on stable storage. So the client sends the write to the primary OSD and waits for its reply",
+        "is on stable storage. So the client sends the write to the primary OSD and waits for its "
+        "reply",
         "(network round trip 1); the primary forwards it to the other replicas and waits for their",
         "replies (round trip 2, in parallel with its own commit); each copy commits through a disk",
-        *(["write and a cache flush; and every step in between is software: a hand-off to another thread",
-           "(a queue, perhaps a C-state wake-up) and CPU work at the core's clock."] if real_flush else
+        *(["write and a cache flush; and every step in between is software: a hand-off to another "
+           "thread",
+           "(a queue, perhaps a C-state wake-up) and CPU work at the core's "
+           "clock."] if real_flush else
           ["write and an fdatasync (no volatile write cache, so no flush is sent); and",
            "every step in between is software: a hand-off to another thread (a queue, perhaps a",
            "C-state wake-up) and CPU work at the core's clock."]),

@@ -290,7 +290,8 @@ def plot_sweep(res: Any, path: str | Path) -> Path:
     axes[1].legend(fontsize=8)
     k = len(res.seeds)
     fixed = [a for a in res.axes if a not in vary]
-    sub = f"{k} seed{'s' * (k > 1)} per point" + (", error bars: 95% CI across seeds" if k > 1 else "")
+    sub = f"{k} seed{'s' * (k > 1)} per point" + (", error bars: 95% CI across "
+            "seeds" if k > 1 else "")
     if cut:
         sub += f" ({len(cut)} cut at 0, where a {k}-seed t-interval reaches below it)"
     if fixed:

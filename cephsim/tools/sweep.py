@@ -340,11 +340,13 @@ def _dask_client(scheduler: Any) -> tuple[Any, bool]:
     try:
         from distributed import Client
     except ImportError:
-        raise CephsimError.single("--executor dask needs Dask: pip install 'cephsim[dask]'") from None
+        raise CephsimError.single("--executor dask needs Dask: pip install "
+                                  "'cephsim[dask]'") from None
     if isinstance(scheduler, Client):
         return scheduler, False
     if not scheduler:
-        raise CephsimError.single("--executor dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
+        raise CephsimError.single("--executor dask needs --scheduler ADDRESS (e.g. "
+                                  "tcp://host:8786)")
     try:
         return Client(scheduler, timeout="10s"), True
     except (OSError, TimeoutError) as e:
@@ -401,9 +403,9 @@ class SweepResult:
         return {"scenario": self.scenario, "file": self.path, "direction": self.direction,
                 "axes": [{"path": a.path, "values": list(a.values)} for a in self.axes],
                 "seeds": self.seeds, "confidence_level": LEVEL,
-                "note": "iops = I/Os over the exact simulated run time (fio rounds it to whole ms); "
-                        "mean = fio lat avg; p50/p99/p99.9 = fio clat percentiles; "
-                        "ci = half-width of the t-interval across seeds (null with one seed)",
+                "note": "iops = I/Os over the exact simulated run time (fio rounds it to whole "
+                        "ms); mean = fio lat avg; p50/p99/p99.9 = fio clat percentiles; ci = "
+                        "half-width of the t-interval across seeds (null with one seed)",
                 "points": pts}
 
     def to_json(self) -> str:
@@ -440,9 +442,15 @@ class SweepResult:
         fixed = [a for a in self.axes if a not in vary]
         big = max((pr.stat("p999_us")[0] for pr in self.points), default=0.0)
         scale, unit = (1e3, "ms") if big >= 10_000 else (1.0, "us")
-        t = Table(title=f"{self.scenario}: {len(self.points)} point{'s' * (len(self.points) != 1)} x {k} seed{'s' * (k > 1)} "
-                        f"({self.direction})", title_justify="left", box=box.SIMPLE_HEAD,
-                  pad_edge=False, padding=(0, 1))
+        t = Table(
+            title=f"{self.scenario}: {len(self.points)} point{'s' * (len(self.points) != 1)} x "
+                  f"{k} seed{'s' * (k > 1)} "
+            f"({self.direction})",
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+            pad_edge=False,
+            padding=(0, 1),
+        )
         for a in vary:
             t.add_column(short_path(a.path), justify="right", no_wrap=True)
         per_point = self.direction == "per point"

@@ -65,7 +65,8 @@ def breakdown(res: RunResult) -> dict[str, Any] | None:
             stages["reached_pg -> waiting for subops"] = _mean_us(ev[:, 4] - ev[:, 2])
             stages["waiting for subops -> op_commit"] = _mean_us(ev[:, 5] - ev[:, 4])
             if res.scenario.pool.size > 1:  # with one copy there are no replica replies
-                stages["waiting for subops -> sub_op_commit_rec (last)"] = _mean_us(ev[:, 6] - ev[:, 4])
+                stages["waiting for subops -> sub_op_commit_rec "
+                       "(last)"] = _mean_us(ev[:, 6] - ev[:, 4])
             stages["last commit -> commit_sent"] = _mean_us(ev[:, 7] - last)
         else:
             stages["reached_pg -> commit_sent"] = _mean_us(ev[:, 7] - ev[:, 2])

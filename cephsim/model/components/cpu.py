@@ -534,7 +534,8 @@ class Thread:
             acc[ACC_WAKE] += penalty
             acc[ACC_QUEUE] += start - t
             if type(acc) is not list:  # a traced op (cephsim.metrics.trace)
-                acc.spans.append((self.name, "cpu", t, start, end, penalty, step))  # type: ignore[attr-defined]
+                spans = acc.spans  # type: ignore[attr-defined]
+                spans.append((self.name, "cpu", t, start, end, penalty, step))
         return end
 
     def block(self, t: int, duration: int) -> None:

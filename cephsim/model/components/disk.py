@@ -188,7 +188,8 @@ class Disk:
                 acc[ACC_DISK] += end - t - (start - ready)
                 acc[ACC_QUEUE] += start - ready
                 if type(acc) is not list:  # a traced op
-                    acc.spans.append((self.name, "read", t, start, end, 0, step))  # type: ignore[attr-defined]
+                    spans = acc.spans  # type: ignore[attr-defined]
+                    spans.append((self.name, "read", t, start, end, 0, step))
             return end
         return -1
 

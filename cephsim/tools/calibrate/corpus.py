@@ -383,17 +383,25 @@ def summary_lines(v: Validation) -> list[str]:
 def validation_markdown(v: Validation, command: str) -> str:
     from cephsim.tools.provenance import closing, opening
 
-    lines = [opening("validation", f"`{command}`"), "",
-             "# Validation: predicting clusters the calibration never saw", "",
-             *summary_lines(v), "",
-             "Each row: the case's cluster was left out, the release scales were fitted "
-             "jointly on every other cluster (docs/calibration.md), and the case was "
-             f"simulated at the scale so predicted (seeds {', '.join(map(str, v.seeds))}, "
-             f"{v.ios} I/Os each, fio's percentile bins).  Error = (predicted - measured) / "
-             "measured.  The interval combines the fitted scale's uncertainty with the model "
-             f"error assumed per statistic ({', '.join(f'{k} {int(x * 100)} %' for k, x in MODEL_SIGMA.items())}).",
-             "", "| cluster | case | release | stat | measured | predicted | 68 % interval | error | scale used |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        opening("validation", f"`{command}`"),
+        "",
+        "# Validation: predicting clusters the calibration never saw",
+        "",
+        *summary_lines(v),
+        "",
+        "Each row: the case's cluster was left out, the release scales were fitted "
+        "jointly on every other cluster (docs/calibration.md), and the case was "
+        f"simulated at the scale so predicted (seeds {', '.join(map(str, v.seeds))}, "
+        f"{v.ios} I/Os each, fio's percentile bins).  Error = (predicted - measured) / "
+        "measured.  The interval combines the fitted scale's uncertainty with the model "
+        "error assumed per statistic "
+        f"({', '.join(f'{k} {int(x * 100)} %' for k, x in MODEL_SIGMA.items())}).",
+        "",
+        "| cluster | case | release | stat | measured | predicted | 68 % interval | error "
+        "| scale used |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     last = None
     for p in sorted(v.predictions, key=lambda p: (p.cluster, p.case)):
         lines.append(f"| {p.cluster if p.cluster != last else ''} | {p.case} | {p.release} | "
@@ -408,14 +416,18 @@ def validation_markdown(v: Validation, command: str) -> str:
     for p in v.predictions:
         by_rel.setdefault(p.release, set()).add(p.cluster)
     for r in RELEASES:
-        lines.append(f"| {r} | {v.scale0[r]:.3g} | {v.full.scale(r):.3g} | "
-                     f"{100 * v.full.sd[r]:.0f} % | {', '.join(sorted(by_rel.get(r, ()))) or '(none: from the prior)'} |")
+        lines.append(
+            f"| {r} | {v.scale0[r]:.3g} | {v.full.scale(r):.3g} | "
+            f"{100 * v.full.sd[r]:.0f} % | "
+            f"{', '.join(sorted(by_rel.get(r, ()))) or '(none: from the prior)'} |"
+        )
     if v.ratios:
-        lines += ["", "Release-against-release evidence in the fit (calibration/release-ratios.yaml; "
-                  "left out with its cluster): " + "; ".join(
+        lines += ["", "Release-against-release evidence in the fit "
+                      "(calibration/release-ratios.yaml; left out with its cluster): " + "; ".join(
                       f"{q.a}/{q.b} = {q.ratio:g} +/- {q.sigma:g} ({q.cluster})" for q in v.ratios)
                   + ".  Fitted: " + "; ".join(
-                      f"{q.a}/{q.b} = {v.full.scale(q.a) / v.full.scale(q.b):.3f}" for q in v.ratios) + "."]
+                      f"{q.a}/{q.b} = {v.full.scale(q.a) / v.full.scale(q.b):.3f}" for q in v.ratios) +
+                              "."]
     lines += ["", "## Scale per fold (the release of the left-out cluster)", "",
               "| left out | release | scale without it | 1 sigma |", "|---|---|---|---|"]
     seen = set()

@@ -112,8 +112,9 @@ class FitResult:
                 "statistics": [r.to_dict() for r in self.rows],
                 "chi2": 2 * self.cost, "evaluations": self.nfev, "wall_s": round(self.wall_s, 1),
                 "fit": {"seeds": list(range(o.seed0, o.seed0 + o.seeds)), "ios_per_seed": o.ios,
-                        "verify_ios": o.verify_ios, "uncertainty": "Jacobian of least_squares at the "
-                        "solution: sqrt(diag((J^T J)^-1) * max(1, chi2/dof)), on ln(value)"},
+                        "verify_ios": o.verify_ios, "uncertainty": "Jacobian of least_squares at "
+                                "the solution: sqrt(diag((J^T J)^-1) * max(1, chi2/dof)), on "
+                                "ln(value)"},
                 "values_by_release": self.values_by_release, "message": self.message}
 
 
@@ -255,7 +256,11 @@ def write_profiles(res: FitResult, output: Path) -> list[Path]:
     docs = profile_documents(res)
     written = []
     for rel, doc in docs.items():
-        path = output if len(docs) == 1 else output.with_name(f"{output.stem}-{rel}{output.suffix or '.yaml'}")
+        path = (
+            output
+            if len(docs) == 1
+            else output.with_name(f"{output.stem}-{rel}{output.suffix or '.yaml'}")
+        )
         y = YAML()
         y.default_flow_style = False
         buf = io.StringIO()
@@ -291,7 +296,8 @@ def fit_text(res: FitResult) -> str:
         f = "-" if r.fitted is None else _fmt(r.fitted, r.unit)
         e = "-" if r.error is None else f"{r.error:+.1f}%"
         lines.append(f"  {r.case:<22} {r.stat:<11} {_fmt(r.measured, r.unit):>10} {b:>10} {f:>10} {e:>8}")
-    lines.append("  (latencies in us, iops in IOPS; before = catalog values, fitted = with the fit)")
+    lines.append("  (latencies in us, iops in IOPS; before = catalog values, fitted = with the "
+                 "fit)")
     return "\n".join(lines) + "\n"
 
 

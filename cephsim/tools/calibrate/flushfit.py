@@ -135,7 +135,8 @@ def load_sweeps(path: str | Path) -> tuple[str, dict[str, tuple[dict[int, float]
             continue
         model = cat.disks[disk]
         if model.plp or model.media != "flash":
-            bad("not a flash drive without PLP: its flush has no per-unit cost to fit", "drives", disk)
+            bad("not a flash drive without PLP: its flush has no per-unit cost to "
+                "fit", "drives", disk)
             continue
         if isinstance(entry, dict):  # first: a misspelt 'iops' gets its 'did you mean'
             problems += unknown_keys(entry, ("iops", "note"), "a drive", str(p), data, "drives",
@@ -156,7 +157,8 @@ def load_sweeps(path: str | Path) -> tuple[str, dict[str, tuple[dict[int, float]
                 continue
             if not (isinstance(v, (int, float)) and not isinstance(v, bool)
                     and math.isfinite(v) and v > 0):
-                bad("each point is <jobs (integer >= 1)>: <total IOPS (> 0)>", "drives", disk, "iops", n)
+                bad("each point is <jobs (integer >= 1)>: <total IOPS "
+                    "(> 0)>", "drives", disk, "iops", n)
                 continue
             pts[n] = float(v)
         # (after a refused point the remaining ones are not judged as a whole)
@@ -193,8 +195,11 @@ def fit_sweeps(path: str | Path, seed: int = 1) -> tuple[str, list[SweepFit]]:
 
 
 def fit_text(source: str, fits: list[SweepFit]) -> str:
-    lines = [f"flush cost per dirty 4 KiB unit, fitted by replaying job sweeps ({source})",
-             f"  {'disk':<22} {'fitted':>9} {'catalog':>9}   jobs: measured / replay(fitted) / replay(catalog) IOPS"]
+    lines = [
+        f"flush cost per dirty 4 KiB unit, fitted by replaying job sweeps ({source})",
+        f"  {'disk':<22} {'fitted':>9} {'catalog':>9}   jobs: measured / replay(fitted) / "
+        "replay(catalog) IOPS",
+    ]
     for f in fits:
         fit = "-" if f.fitted_ns is None else f"{f.fitted_ns / 1e3:.0f} us"
         cat = "-" if f.catalog_ns is None else f"{f.catalog_ns / 1e3:.0f} us"

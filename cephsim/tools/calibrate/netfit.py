@@ -179,8 +179,8 @@ def derive(fit: LineFit, speed_bps: float | None, kernel_ns: float, switch_ns: f
                          "per_byte_ns": round(fit.per_byte_ns, 4),
                          "per_kib_us": round(fit.per_byte_ns * 1024 / 1e3, 3)}
     if loopback:
-        fit.notes.append("loopback: no NIC, wire or switch; the line is the kernel TCP stack (fixed) "
-                         "and the memory copies (per byte) of this machine")
+        fit.notes.append("loopback: no NIC, wire or switch; the line is the kernel TCP stack "
+                         "(fixed) and the memory copies (per byte) of this machine")
         d["kernel_stack_us_both_sides"] = d["fixed_us"]
         fit.derived = d
         return
@@ -193,10 +193,18 @@ def derive(fit: LineFit, speed_bps: float | None, kernel_ns: float, switch_ns: f
     else:
         tx, rx = nic * TX_SHARE, nic * (1 - TX_SHARE)
         d["nic_tx_plus_rx_us"] = round(nic / 1e3, 3)
-        d["tx_latency"] = {"dist": "lognormal", "median": f"{tx / 1e3:.2f}us", "p99": f"{2.3 * tx / 1e3:.2f}us"}
-        d["rx_latency"] = {"dist": "lognormal", "median": f"{rx / 1e3:.2f}us", "p99": f"{2.5 * rx / 1e3:.2f}us"}
-        fit.notes.append("tx/rx split 1.3:3.5 and p99 ~2.3-2.5x median as in the catalog's 10G class "
-                         "(nics.yaml): only their sum is measured")
+        d["tx_latency"] = {
+            "dist": "lognormal",
+            "median": f"{tx / 1e3:.2f}us",
+            "p99": f"{2.3 * tx / 1e3:.2f}us",
+        }
+        d["rx_latency"] = {
+            "dist": "lognormal",
+            "median": f"{rx / 1e3:.2f}us",
+            "p99": f"{2.5 * rx / 1e3:.2f}us",
+        }
+        fit.notes.append("tx/rx split 1.3:3.5 and p99 ~2.3-2.5x median as in the catalog's 10G "
+                         "class (nics.yaml): only their sum is measured")
     if speed_bps:
         # cut-through: the egress overlaps the ingress, a message is serialised once;
         # store-and-forward: each switch adds one frame, i.e. once per link for a message
@@ -213,11 +221,13 @@ def derive(fit: LineFit, speed_bps: float | None, kernel_ns: float, switch_ns: f
                 "store_and_forward_hops": round(excess / sf, 2),
                 "kernel_per_kib_us_per_side": round(excess * 1024 / 2 / 1e3, 3),
             }
-            fit.notes.append(f"{excess:.2f} ns/B more than {serialised} serialisation(s) at link speed: the catalog's "
-                             "NIC entries have no per-byte term; equivalent to "
-                             f"{excess / sf:.1f} extra store-and-forward hop(s) at this speed, or "
-                             f"{excess * 1024 / 2 / 1e3:.2f} us per KiB per side of kernel copies "
-                             "(kernel.per_kib), or NIC moderation growing with frame size")
+            fit.notes.append(
+                f"{excess:.2f} ns/B more than {serialised} serialisation(s) at link speed: the catalog's "
+                "NIC entries have no per-byte term; equivalent to "
+                f"{excess / sf:.1f} extra store-and-forward hop(s) at this speed, or "
+                f"{excess * 1024 / 2 / 1e3:.2f} us per KiB per side of kernel copies "
+                "(kernel.per_kib), or NIC moderation growing with frame size"
+            )
     fit.derived = d
 
 
@@ -248,27 +258,44 @@ def netfit(paths: list[Path], speed_bps: float | None = None, kernel_ns: float =
 def netfit_text(fits: list[LineFit], warn: list[str]) -> str:
     lines = []
     for f in fits:
-        lines.append(f"{f.group}: one-way latency = {f.fixed_ns / 1e3:.3f} us"
-                     + (f" (+/- {f.fixed_se / 1e3:.3f})" if f.fixed_se is not None else "")
-                     + f" + {f.per_byte_ns:.4f} ns/B"
-                     + (f" (+/- {f.per_byte_se:.4f})" if f.per_byte_se is not None else "")
-                     + f"  [{len(f.points)} point{'s' * (len(f.points) != 1)}; +/- = 1 s.e. of the least-squares line"
-                     + ("" if f.fixed_se is not None else "; 2 points: exact line, no error estimate") + "]")
+        lines.append(
+            f"{f.group}: one-way latency = {f.fixed_ns / 1e3:.3f} us"
+            + (f" (+/- {f.fixed_se / 1e3:.3f})" if f.fixed_se is not None else "")
+            + f" + {f.per_byte_ns:.4f} ns/B"
+            + (f" (+/- {f.per_byte_se:.4f})" if f.per_byte_se is not None else "")
+            + f"  [{len(f.points)} point{'s' * (len(f.points) != 1)}; +/- = 1 s.e. of the least-squares line"
+            + ("" if f.fixed_se is not None else "; 2 points: exact line, no error estimate")
+            + "]"
+        )
         for p in sorted(f.points, key=lambda p: p.size):
             model = f.fixed_ns + f.per_byte_ns * p.size
-            lines.append(f"    {p.size:>7} B: measured {p.one_way_ns / 1e3:8.3f} us, line {model / 1e3:8.3f} us"
-                         f"   ({p.source})")
+            lines.append(
+                f"    {p.size:>7} B: measured {p.one_way_ns / 1e3:8.3f} us, line {model / 1e3:8.3f} us"
+                f"   ({p.source})"
+            )
         d = f.derived
         lines.append(f"  per KiB: {d['per_kib_us']:.3f} us")
         if "tx_latency" in d:
             a = d["assumed"]
-            lines.append(f"  catalog entry (nics.yaml units), assuming kernel stack {a['kernel_stack_both_sides_us']:g} us "
-                         f"(both sides) and switch {a['switch_latency_us']:g} us:")
-            lines.append(f"    tx_latency: {{dist: lognormal, median: {d['tx_latency']['median']}, p99: {d['tx_latency']['p99']}}}")
-            lines.append(f"    rx_latency: {{dist: lognormal, median: {d['rx_latency']['median']}, p99: {d['rx_latency']['p99']}}}")
+            lines.append(
+                "  catalog entry (nics.yaml units), assuming kernel stack "
+                f"{a['kernel_stack_both_sides_us']:g} us "
+                f"(both sides) and switch {a['switch_latency_us']:g} us:"
+            )
+            lines.append(
+                f"    tx_latency: {{dist: lognormal, median: {d['tx_latency']['median']}, p99: "
+                f"{d['tx_latency']['p99']}}}"
+            )
+            lines.append(
+                f"    rx_latency: {{dist: lognormal, median: {d['rx_latency']['median']}, p99: "
+                f"{d['rx_latency']['p99']}}}"
+            )
         if "wire_per_byte_ns" in d:
-            lines.append(f"  wire: {d['wire_per_byte_ns']:.4f} ns/B ({d['assumed']['forwarding']}, {d['assumed']['links']} link(s)); "
-                         f"excess {d['excess_per_byte_ns']:+.4f} ns/B")
+            lines.append(
+                f"  wire: {d['wire_per_byte_ns']:.4f} ns/B ({d['assumed']['forwarding']}, "
+                f"{d['assumed']['links']} link(s)); "
+                f"excess {d['excess_per_byte_ns']:+.4f} ns/B"
+            )
         for n in f.notes:
             lines.append(f"  note: {n}")
         lines.append("")

@@ -66,7 +66,8 @@ def parse_params(specs: list[str], releases: list[str], shared: bool) -> list[Pa
     """``--fit`` values (repeatable, comma-separated) -> parameters."""
     names = [s.strip() for spec in specs for s in spec.split(",") if s.strip()]
     if not names:
-        raise CephsimError.single("no parameter to fit: give --fit NAME (e.g. --fit scale)", path="--fit")
+        raise CephsimError.single("no parameter to fit: give --fit NAME (e.g. --fit "
+                                  "scale)", path="--fit")
     known_rel = software_table().releases
     out: list[Param] = []
     for n in names:

@@ -83,22 +83,37 @@ def run_pair(scenario: Path, sets: list[str], seed: int | None, ios: int | None)
         if d is None:
             raise CephsimError.single("the scenario has no writes")
         bd = breakdown(res) or {}
-        out[label] = {"resolved": r, "iops": d.iops, "mean_us": d.lat.mean / 1e3,
-                      "p99_us": d.clat_percentiles.get(99.0, 0) / 1e3,
-                      "critical_path_us": bd.get("write", {}).get("critical_path_us", {}),
-                      "nic": sorted({h.nic.name for h in r.hosts}), "switch": (r.network.switch.name if r.network.kind != "mesh"
-                                  else f"none (full mesh, {r.network.mesh_mode})"),
-                      "disks": sorted({h.disk.name
-                                       + (f" ({h.osds_per_device} OSDs each)" if h.osds_per_device > 1 else "")
-                                       + (f" + DB {h.db_disk.name}" if h.db_disk else "")
-                                       for h in r.hosts if h.disk is not None})}
+        out[label] = {
+            "resolved": r,
+            "iops": d.iops,
+            "mean_us": d.lat.mean / 1e3,
+            "p99_us": d.clat_percentiles.get(99.0, 0) / 1e3,
+            "critical_path_us": bd.get("write", {}).get("critical_path_us", {}),
+            "nic": sorted({h.nic.name for h in r.hosts}),
+            "switch": (
+                r.network.switch.name
+                if r.network.kind != "mesh"
+                else f"none (full mesh, {r.network.mesh_mode})"
+            ),
+            "disks": sorted(
+                {
+                    h.disk.name
+                    + (f" ({h.osds_per_device} OSDs each)" if h.osds_per_device > 1 else "")
+                    + (f" + DB {h.db_disk.name}" if h.db_disk else "")
+                    for h in r.hosts
+                    if h.disk is not None
+                }
+            ),
+        }
     hops = []
     try:
         after_hosts = {h.name for h in out["after"]["resolved"].hosts}
         for lab, src, dst, n, k in critical_hops(out["before"]["resolved"]):
             if src not in after_hosts or dst not in after_hosts:
-                raise CephsimError.single(f"the per-hop table compares the same hosts before "
-                                          f"and after; the change removes {src if src not in after_hosts else dst}")
+                raise CephsimError.single(
+                    f"the per-hop table compares the same hosts before "
+                    f"and after; the change removes {src if src not in after_hosts else dst}"
+                )
             b = one_way_ns(out["before"]["resolved"], src, dst, n)
             a = one_way_ns(out["after"]["resolved"], src, dst, n)
             hops.append({"hop": lab, "bytes": n, "count": k, "before_us": {x: v / 1e3 for x, v in b.items()},
@@ -116,29 +131,41 @@ def run_pair(scenario: Path, sets: list[str], seed: int | None, ios: int | None)
 def whatif_text(d: dict[str, Any]) -> str:
     b, a = d["before"], d["after"]
     gain = 100 * (a["iops"] / b["iops"] - 1)
-    lines = [f"what-if on {d['scenario']}: {' ; '.join(d['changes'])}",
-             f"  before: NIC {', '.join(b['nic'])}, switch {b['switch']}",
-             f"  after:  NIC {', '.join(a['nic'])}, switch {a['switch']}",
-             *([f"  disks:  {'; '.join(b['disks'])} -> {'; '.join(a['disks'])}"]
-               if b["disks"] != a["disks"] else []),
-             "",
-             f"  {'':<22}{'before':>10}{'after':>10}{'change':>10}",
-             f"  {'IOPS':<22}{b['iops']:>10.0f}{a['iops']:>10.0f}{gain:>+9.1f}%",
-             f"  {'mean latency (us)':<22}{b['mean_us']:>10.1f}{a['mean_us']:>10.1f}{a['mean_us'] - b['mean_us']:>+10.1f}",
-             f"  {'clat p99 (us)':<22}{b['p99_us']:>10.1f}{a['p99_us']:>10.1f}{a['p99_us'] - b['p99_us']:>+10.1f}"]
+    lines = [
+        f"what-if on {d['scenario']}: {' ; '.join(d['changes'])}",
+        f"  before: NIC {', '.join(b['nic'])}, switch {b['switch']}",
+        f"  after:  NIC {', '.join(a['nic'])}, switch {a['switch']}",
+        *(
+            [f"  disks:  {'; '.join(b['disks'])} -> {'; '.join(a['disks'])}"]
+            if b["disks"] != a["disks"]
+            else []
+        ),
+        "",
+        f"  {'':<22}{'before':>10}{'after':>10}{'change':>10}",
+        f"  {'IOPS':<22}{b['iops']:>10.0f}{a['iops']:>10.0f}{gain:>+9.1f}%",
+        "  "
+        f"{'mean latency (us)':<22}{b['mean_us']:>10.1f}{a['mean_us']:>10.1f}"
+        f"{a['mean_us'] - b['mean_us']:>+10.1f}",
+        f"  {'clat p99 (us)':<22}{b['p99_us']:>10.1f}{a['p99_us']:>10.1f}{a['p99_us'] - b['p99_us']:>+10.1f}",
+    ]
     for cat in b["critical_path_us"]:
         x, y = b["critical_path_us"][cat], a["critical_path_us"].get(cat, 0.0)
         lines.append(f"  {'  ' + cat + ' (us)':<22}{x:>10.1f}{y:>10.1f}{y - x:>+10.1f}")
     if d["hops"]:
-        lines += ["", "  per hop on the critical path (mean one-way, catalog figures, no queueing; us):",
-                  f"  {'hop':<38}{'bytes':>6}  {'tx':>5} {'wire':>6} {'switch':>6} {'rx':>6} = {'total':>6}   change"]
+        lines += [
+            "",
+            "  per hop on the critical path (mean one-way, catalog figures, no queueing; us):",
+            f"  {'hop':<38}{'bytes':>6}  {'tx':>5} {'wire':>6} {'switch':>6} {'rx':>6} = "
+            f"{'total':>6}   change",
+        ]
         tot = 0.0
         for h in d["hops"]:
             for lab, part in (("before", h["before_us"]), ("after", h["after_us"])):
                 lines.append(f"  {(h['hop'] if lab == 'before' else '  (' + lab + ')'):<38}"
                              f"{h['bytes'] if lab == 'before' else '':>6}  {part['nic_tx']:>5.1f} "
                              f"{part['serialisation']:>6.1f} {part['switch']:>6.1f} {part['nic_rx']:>6.1f} = "
-                             f"{sum(part.values()):>6.1f}" + (f"   {h['delta_us']:+.1f}" if lab == 'after' else ""))
+                             f"{sum(part.values()):>6.1f}" + (f"   {h['delta_us']:+.1f}" if lab ==
+                                     'after' else ""))
             tot += h["delta_us"]
         lines.append(f"  sum over the critical path: {tot:+.1f} us  (simulated mean latency change "
                      f"{a['mean_us'] - b['mean_us']:+.1f} us; the replica hops are in parallel with the "

@@ -181,7 +181,8 @@ def _pool_detail(data: list[dict[str, Any]], got: Collected, p: Path) -> None:
 
 def _config_dump(data: list[dict[str, Any]], got: Collected, p: Path) -> None:
     for e in data:
-        if str(e.get("section", "")) in ("global", "osd") or str(e.get("section", "")).startswith("osd."):
+        if str(e.get("section", "")) in ("global", "osd") or str(e.get("section", "")).startswith(
+                "osd."):
             got.config.setdefault(str(e.get("name")), str(e.get("value")))
 
 
