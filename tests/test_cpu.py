@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from cephsim.model.components.cpu import (
     ONDEMAND_PERIOD_NS,
     PACKAGE_WINDOW_NS,
+    Core,
     CoreSet,
     Package,
     Thread,
@@ -451,18 +452,22 @@ def test_powersave_is_the_minimum_clock_only_under_acpi_cpufreq(cpu, driver, exp
     assert (last_ghz < c.min_hz / 1e9 * 1.01) == (expect[0] == "powersave"), last_ghz
 
 
+def _one_core_under_auto(cpu: str, governor: str) -> tuple[CoreSet, Thread, Core]:
+    """One core of ``cpu`` under the kernel's default governor (as modelled: ``governor``)."""
+    _, r = load_resolved(ROOT / "scenarios" / "quickstart.yaml",
+                         [f"hosts.osd.cpu={cpu}", "hosts.osd.tuning.governor=auto"])
+    c = r.hosts[0].cpu
+    assert c.governor == governor
+    cs = CoreSet("h.cpu", c, 1)
+    return cs, Thread("t", cs, 0, 0.0), cs.cores[0]
+
+
 def test_intel_pstate_sets_a_quarter_more_than_the_busy_share() -> None:
     """Without HWP, get_target_pstate(): f = 1.25 x f_max x busy, from the C0 share of the
     last 10 ms sample, clamped to [f_min, f_max]."""
     from cephsim.model.components.cpu import INTEL_PSTATE_PERIOD_NS as period
 
-    _, r = load_resolved(ROOT / "scenarios" / "quickstart.yaml",
-                         ["hosts.osd.cpu=xeon-e5-2683v4", "hosts.osd.tuning.governor=auto"])
-    c = r.hosts[0].cpu
-    assert c.governor == "intel_pstate"
-    cs = CoreSet("h.cpu", c, 1)
-    th = Thread("t", cs, 0, 0.0)
-    core = cs.cores[0]
+    cs, th, core = _one_core_under_auto("xeon-e5-2683v4", "intel_pstate")
     got = [cs.frequency(core, 0, th)]
     for i, busy in enumerate((0.5, 0.2, 0.9, 0.0), start=1):
         core.win_busy = int(busy * period)
@@ -478,13 +483,7 @@ def test_hwp_holds_its_clock_through_short_idle_and_drops_after_a_whole_loop() -
     from cephsim.model.components.cpu import HWP_HELD
     from cephsim.model.components.cpu import HWP_LOOP_NS as loop
 
-    _, r = load_resolved(ROOT / "scenarios" / "quickstart.yaml",
-                         ["hosts.osd.cpu=xeon-6430", "hosts.osd.tuning.governor=auto"])
-    c = r.hosts[0].cpu
-    assert c.governor == "hwp"
-    cs = CoreSet("h.cpu", c, 1)
-    th = Thread("t", cs, 0, 0.0)
-    core = cs.cores[0]
+    cs, th, core = _one_core_under_auto("xeon-6430", "hwp")
     hi, lo = cs.max_hz, cs.min_hz
     at = [0, loop // 2, loop + 10, 2 * loop + 10, 4 * loop + 10, 4 * loop + 4_000_000,
           5 * loop + 10]
