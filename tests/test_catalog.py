@@ -20,8 +20,8 @@ def test_every_kind_loads_and_is_nonempty():
         assert CAT.of(kind), kind
 
 
-@pytest.mark.parametrize(("kind", "id_", "entry"), _entries(), ids=lambda v: v if isinstance(v, str) else
-        "")
+@pytest.mark.parametrize(("kind", "id_", "entry"), _entries(),
+                         ids=lambda v: v if isinstance(v, str) else "")
 def test_every_figure_has_a_provenance(kind, id_, entry):
     by_alias = {info.alias or f: f for f, info in type(entry).model_fields.items()}
     missing = [name for name in entry.figure_fields()

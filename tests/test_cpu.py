@@ -501,8 +501,8 @@ def test_a_polling_core_looks_busy_to_the_hardware_governors_only(driver, polls_
     _, r = load_resolved(ROOT / "scenarios" / "quickstart.yaml",
                          ["hosts.osd.cpu=xeon-6430", "hosts.osd.tuning.max_cstate=POLL",
                           f"hosts.osd.tuning.cpufreq_driver={driver}",
-                          "hosts.osd.tuning.governor=" + ("auto" if driver == "auto" else
-                                  "schedutil")])
+                          "hosts.osd.tuning.governor="
+                          + ("auto" if driver == "auto" else "schedutil")])
     c = r.hosts[0].cpu
     cs = CoreSet("h.cpu", c, 4)
     th = Thread("t", cs, 0, 0.0)

@@ -191,8 +191,8 @@ def test_version_must_belong_to_the_release(sets, msg):
 def test_version_of_another_release_fails_the_cli_at_its_line(run_cli):
     """Through the CLI: exit status 2, the file and line of the version, the hint, no traceback."""
     path = ROOT / "scenarios" / "tuned-routers-balanced.yaml"
-    line = next(i for i, ln in enumerate(path.read_text().splitlines(), 1) if
-            "version: 16.2.11" in ln)
+    line = next(i for i, ln in enumerate(path.read_text().splitlines(), 1)
+                if "version: 16.2.11" in ln)
     r = run_cli("validate", path, "--set", "ceph.release=reef")
     assert r.exit_code == 2
     assert f"tuned-routers-balanced.yaml:{line}:" in r.stderr

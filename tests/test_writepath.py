@@ -628,9 +628,8 @@ def test_sequential_hdd_reads_hit_the_drive_look_ahead_exactly():
     positions the head once per 4 MiB object (the hand sum with the device read) and
     every other read is served from the drive's cache (the hand sum with ``cache_hit``)."""
     hdd = "hosts.osd.osds.disk."
-    _, a = _run("workload.rw=read", "run.ios=1100", "run.ramp_ios=0", hdd + "media=hdd", hdd +
-            "interface=sata",
-                hdd + "plp=false", hdd + "parallelism=1", hdd + "read_lookahead=1MiB",
+    _, a = _run("workload.rw=read", "run.ios=1100", "run.ramp_ios=0", hdd + "media=hdd",
+                hdd + "interface=sata", hdd + "plp=false", hdd + "parallelism=1", hdd + "read_lookahead=1MiB",
                 hdd + "cache_segments=4", hdd + "cache_hit=5us")
     lat = a["complete"] - a["submit"]
     miss, hit = expected_read_size1(), expected_read_size1() - DISK_READ + 5_000

@@ -64,8 +64,8 @@ def mutate_yaml(text: str, rng: random.Random) -> bytes:
         v = rng.choice(VALUES)
         lines[i] = re.sub(r":\s*(\S.*)?$", lambda m: ": " + v, ln, count=1)
     elif op == 5:  # a non-text key
-        lines.insert(i, re.match(r"\s*", ln).group(0) + rng.choice(["null", "1", "true", "[a]"]) +
-                ": x")
+        key = rng.choice(["null", "1", "true", "[a]"])
+        lines.insert(i, re.match(r"\s*", ln).group(0) + key + ": x")
     elif op == 6:  # deep nesting
         deep = "[" * rng.randrange(10, 300) + "]" * 5
         lines[i] = re.sub(r":\s*(\S.*)?$", lambda m: ": " + deep, ln, count=1)

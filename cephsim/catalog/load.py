@@ -46,9 +46,8 @@ KINDS: dict[str, tuple[str, type[BaseModel]]] = {
     "nics": ("nics.yaml", NICModel),
     "switches": ("switches.yaml", SwitchModel),
 }
-_SINGULAR = {"cpu": "cpus", "cstate": "cstates", "disk": "disks", "nic": "nics", "switch":
-        "switches",
-             "router": "switches", "routers": "switches"}
+_SINGULAR = {"cpu": "cpus", "cstate": "cstates", "disk": "disks", "nic": "nics",
+             "switch": "switches", "router": "switches", "routers": "switches"}
 
 
 def _kind(kind: str) -> str:

@@ -73,7 +73,7 @@ def register(app: typer.Typer) -> None:
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")] = False,
     ) -> None:
         """Fit software costs to measured cases; cross-validate; fit a network hop to qperf; or
-    fit consumer drives' flush cost to job sweeps."""
+        fit consumer drives' flush cost to job sweeps."""
         try:
             _check_modes(ctx, network, flush_sweeps, cross_validate)
             from cephsim.formats.output import check_outputs
@@ -88,9 +88,9 @@ def register(app: typer.Typer) -> None:
                     raise CephsimError.single("--flush-sweeps takes one sweep file "
                                               "(e.g. calibration/consumer-flush/sweeps.yaml)")
                 source, fits = fit_sweeps(files[0])
-                text = (json.dumps({"source": source, "fits": [f.to_dict() for f in fits]}, indent=2) +
-                        "\n"
-                        if format is Format.json else flush_text(source, fits))
+                doc = {"source": source, "fits": [f.to_dict() for f in fits]}
+                text = (json.dumps(doc, indent=2) + "\n" if format is Format.json
+                        else flush_text(source, fits))
                 emit(text, output)
                 return
             if network:
@@ -98,9 +98,9 @@ def register(app: typer.Typer) -> None:
                 # netfit checks the figures (speed > 0, latencies finite and >= 0, links >= 1)
                 bps = _link_speed(speed) if speed is not None else None
                 fits, warn = netfit(list(files), bps, kernel_us * 1e3, switch_us * 1e3, links, store_forward)
-                text = (json.dumps({"fits": [f.to_dict() for f in fits], "warnings": warn}, indent=2) +
-                        "\n"
-                        if format is Format.json else netfit_text(fits, warn))
+                doc = {"fits": [f.to_dict() for f in fits], "warnings": warn}
+                text = (json.dumps(doc, indent=2) + "\n" if format is Format.json
+                        else netfit_text(fits, warn))
                 emit(text, output)
                 return
             from cephsim.tools.calibrate.cases import load_cases

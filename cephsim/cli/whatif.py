@@ -135,7 +135,7 @@ def register(app: typer.Typer) -> None:
         quiet: QuietOpt = False,
     ) -> None:
         """Side by side: IOPS and latency, differences with confidence intervals, and the stages
-    behind them."""
+        behind them."""
         try:
             from cephsim.formats.output import check_outputs
             from cephsim.tools.compare import compare as do_compare

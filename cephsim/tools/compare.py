@@ -128,8 +128,8 @@ class Comparison:
         import textwrap
 
         for n in self.notes:
-            buf.write(textwrap.fill(n, width, initial_indent="note: ", subsequent_indent="      ") +
-                    "\n")
+            buf.write(textwrap.fill(n, width, initial_indent="note: ",
+                                    subsequent_indent="      ") + "\n")
         return buf.getvalue()
 
     def _explain_text(self) -> str:

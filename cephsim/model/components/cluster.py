@@ -278,8 +278,8 @@ class Cluster:
             # one switch port per bond member towards the host (LACP hashes each flow to one)
             for lane in range(h.bond):
                 key = h.name if lane == 0 else f"{h.name}#{lane}"
-                self.sw_ports[key] = Port(f"switch.port.{h.name}" + (f".{lane}" if lane else
-                        ""), speed)
+                name = f"switch.port.{h.name}" + (f".{lane}" if lane else "")
+                self.sw_ports[key] = Port(name, speed)
         if net.kind == "leaf-spine" and net.spine is not None:
             topo = r.scenario.network.topology
             spines = topo.spines
@@ -381,8 +381,8 @@ class Cluster:
                     uplink_bps = min(a.nic.speed_bps, net.spine.speed_bps)
                 router = self.spine_threads[s]
                 port = self.spine_ports[(s, f"leaf{b.leaf}" if leafed else dst)]
-                hops.append(Hop(self.spine_lat[s], port, net.spine.forwarding ==
-                        "cut-through", router))
+                cut_through = net.spine.forwarding == "cut-through"
+                hops.append(Hop(self.spine_lat[s], port, cut_through, router))
                 if router is not None:
                     fwd_kc = (net.spine.forwarding_cycles or 0.0) / 1e3
                 if leafed:

@@ -426,8 +426,8 @@ def validation_markdown(v: Validation, command: str) -> str:
                       "(calibration/release-ratios.yaml; left out with its cluster): " + "; ".join(
                       f"{q.a}/{q.b} = {q.ratio:g} +/- {q.sigma:g} ({q.cluster})" for q in v.ratios)
                   + ".  Fitted: " + "; ".join(
-                      f"{q.a}/{q.b} = {v.full.scale(q.a) / v.full.scale(q.b):.3f}" for q in v.ratios) +
-                              "."]
+                      f"{q.a}/{q.b} = {v.full.scale(q.a) / v.full.scale(q.b):.3f}"
+                      for q in v.ratios) + "."]
     lines += ["", "## Scale per fold (the release of the left-out cluster)", "",
               "| left out | release | scale without it | 1 sigma |", "|---|---|---|---|"]
     seen = set()
