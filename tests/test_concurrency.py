@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -171,3 +172,44 @@ def test_a_killed_parent_leaves_no_worker_behind(tmp_path):
     while any(alive(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(alive(p) for p in pids), pids
+
+
+def test_a_killed_dask_sweep_leaves_no_work_behind(tmp_path):
+    """SIGKILL a sweep that runs on a Dask cluster: the cluster's workers are not the
+    sweep's to kill, but the sweep's work must not outlive it.  Its client's connection
+    closes with the process, and the scheduler forgets every task the sweep submitted
+    (queued ones are never run; a run already in a worker thread finishes and is dropped,
+    as Dask cannot interrupt a thread); the sweep leaves no process and no output file."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    distributed = pytest.importorskip("distributed")
+    out = tmp_path / "s.json"
+
+    def scheduler_state(dask_scheduler):  # runs on the scheduler
+        return len(dask_scheduler.tasks), len(dask_scheduler.clients)
+
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        base = client.run_on_scheduler(scheduler_state)[1]  # this test's own client(s)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "cephsim", "sweep", str(ROOT / "scenarios" / "quickstart.yaml"),
+             "--set", "pool.size=1,2,3", "--set", "run.ios=400000", "--executor", "dask",
+             "--scheduler", cluster.scheduler_address, "-q", "-o", str(out)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while client.run_on_scheduler(scheduler_state)[0] < 3:  # all three points submitted
+            assert proc.poll() is None and time.monotonic() < deadline, "sweep never submitted"
+            time.sleep(0.2)
+        children = open(f"/proc/{proc.pid}/task/{proc.pid}/children").read().split()
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+        deadline = time.monotonic() + 20
+        while client.run_on_scheduler(scheduler_state) != (0, base):
+            assert time.monotonic() < deadline, client.run_on_scheduler(scheduler_state)
+            time.sleep(0.2)
+    assert children == [] and not out.exists()

@@ -109,7 +109,7 @@ def test_no_import_cycles() -> None:
 #: monitors' spec) is what both the schema and the model speak.
 LAYERS = [("cephsim.errors", "cephsim.units", "cephsim.yamlfile"),
           ("cephsim.model.dists", "cephsim.model.software", "cephsim.model.debuglog",
-           "cephsim.model.rng", "cephsim.monitors.spec"),
+           "cephsim.model.rng", "cephsim.model.loss", "cephsim.monitors.spec"),
           ("cephsim.scenario.schema", "cephsim.scenario.problems", "cephsim.catalog"),
           ("cephsim.scenario", "cephsim.model", "cephsim.monitors", "cephsim.metrics"),
           ("cephsim.formats",),

@@ -172,3 +172,128 @@ def test_loss_in_a_multi_segment_message_is_repaired_by_sack_or_probe_exactly():
 def test_total_loss_is_refused(run_cli):
     r = run_cli("validate", str(QUICKSTART), "--set", "hosts.client.netem.loss=100%")
     assert r.exit_code == 2 and "no write would ever complete" in r.output
+
+
+def test_resend_waits_and_give_up_by_hand():
+    """One-segment message, LAN: 200 ms, then 400, 800 ... to 120 s; 15 resends."""
+    from cephsim.model.loss import resend_wait_s, tcp_give_up, tcp_give_up_limit
+
+    assert resend_wait_s(0) == 0.0
+    assert resend_wait_s(1) == 0.2
+    assert abs(resend_wait_s(3) - 1.4) < 1e-12
+    # 200 ms x (2^10 - 1) until the doubling reaches 120 s, then 5 x 120 s
+    assert abs(resend_wait_s(15) - (0.2 * 1023 + 5 * 120)) < 1e-9
+    assert tcp_give_up(0.5) == 0.5**16
+    assert abs(tcp_give_up(tcp_give_up_limit()) - 1e-6) < 1e-12
+
+
+@settings(max_examples=60, deadline=None, database=None)
+@given(a=st.floats(0.0, 0.99), b=st.floats(0.0, 0.99), c=st.floats(0.0, 0.99))
+def test_heartbeat_misses_grow_with_loss_and_do_not_care_which_way(a, b, c):
+    from cephsim.model.loss import heartbeat_misses_per_hour as hb
+
+    assert hb(a, b) == hb(b, a) or abs(hb(a, b) - hb(b, a)) <= 1e-12 * hb(a, b)
+    lo, hi = sorted((a, c))
+    assert hb(lo, b) <= hb(hi, b) * (1 + 1e-12)
+    assert hb(0.0, 0.0) == 0.0
+
+
+def test_heartbeat_miss_needs_seven_losses_in_a_row():
+    """With a lossless reply, a ping is late past the 16.8 s budget (grace 20 s less the 3.2 s
+    mean period) only after 7 lost sends (25.4 s; 6 give 12.6 s): p^7 per ping, four ping
+    streams between two OSD hosts (each way, front and back), one every 3.2 s."""
+    from cephsim.model.loss import heartbeat_misses_per_hour as hb
+
+    p = 0.1
+    assert abs(hb(p, 0.0) - 4 * 3600 / 3.2 * p**7) < 1e-9 * hb(p, 0.0)
+
+
+def test_loss_the_cluster_would_not_survive_is_refused(run_cli):
+    """99.9 % on every host (a cluster that would flap and drop its connections) and on the
+    client alone (TCP would give up on most messages) are refused with the field to change;
+    below the limits the run is accepted."""
+    from cephsim.model.loss import heartbeat_loss_limit, tcp_give_up_limit
+
+    hb, tcp = heartbeat_loss_limit(), tcp_give_up_limit()
+    assert 0.25 < hb < 0.30 and 0.40 < tcp < 0.45
+    r = run_cli("validate", str(QUICKSTART), "--set", "hosts.osd.netem.loss=99.9%",
+                "--set", "hosts.client.netem.loss=99.9%")
+    assert r.exit_code == 2 and "hosts.0.netem.loss" in r.output and "tcp_retries2" in r.output
+    r = run_cli("validate", str(QUICKSTART), "--set", "hosts.client.netem.loss=99.9%")
+    assert r.exit_code == 2 and "hosts.1.netem.loss" in r.output
+    for loss, ok in ((hb - 0.005, True), (hb + 0.005, False)):
+        r = run_cli("validate", str(QUICKSTART), "--set", f"hosts.osd.netem.loss={loss:.1%}")
+        assert (r.exit_code == 0) == ok, r.output
+        assert ok or "osd_heartbeat_grace" in r.output
+    r = run_cli("validate", str(QUICKSTART), "--set", f"hosts.client.netem.loss={tcp - 0.005:.1%}")
+    assert r.exit_code == 0, r.output
+    r = run_cli("validate", str(QUICKSTART), "--set",
+                "network.links=[{from: osd1, to: osd2, loss: 35%}]")
+    assert r.exit_code == 2 and "network.links.0.loss" in r.output
+
+
+class _Thread:
+    def __init__(self):
+        self.free_at = 0
+        self.stalls = []
+
+    def block(self, t, d):
+        self.stalls.append(t)
+        self.free_at = max(self.free_at, t) + d
+
+
+def _stalls(events_at, rate_hz=10.0):
+    """Run the kv stall process for two OSDs beside events at ``events_at`` (ns)."""
+    import simpy
+
+    from cephsim.model.dists import LogNormal
+    from cephsim.model.engine.draw import Sampler
+    from cephsim.model.runner import _stall_process
+
+    env = simpy.Environment()
+    threads = [_Thread(), _Thread()]
+    spec = LogNormal.model_validate({"median": "1ms", "p99": "5ms"})
+    gaps = [np.random.default_rng(s) for s in (1, 2)]
+    durs = [Sampler(spec, np.random.default_rng(s)) for s in (3, 4)]
+    window = 10 * 10**9
+    env.process(_stall_process(env, threads, rate_hz, durs, gaps, window))
+    for t in events_at:
+        env.timeout(t)
+    env.run(until=max(events_at))
+    return threads, window
+
+
+def test_stalls_keep_their_poisson_times_while_things_happen():
+    """With an event every 100 ms no stretch is quiet: each OSD's stalls fall at the
+    running sum of its own gap stream, as if each had a process of its own."""
+    threads, _ = _stalls(range(10**8, 300 * 10**9, 10**8))
+    for i, th in enumerate(threads):
+        g = np.random.default_rng(i + 1)
+        t, want = 0, []
+        while True:
+            t += int(g.exponential(1e8)) + 1
+            if t >= 300 * 10**9 - 10**8:
+                break
+            want.append(t)
+        assert th.stalls[:len(want)] == want
+
+
+def test_a_quiet_hour_costs_the_stalls_near_its_end_only():
+    """Nothing happens for an hour (a message waiting out backed-off resends): instead of
+    36,000 stalls per OSD the process simulates those of the window before the next event
+    (10 s, ~100 at 10 Hz), and the event still meets stalls as often as a Poisson process
+    has them."""
+    hour = 3600 * 10**9
+    threads, window = _stalls([hour])
+    for th in threads:
+        assert len(th.stalls) < 300
+        near = [t for t in th.stalls if hour - window <= t < hour]
+        assert 50 < len(near) < 160  # Poisson(100)
+
+
+def test_model_doc_quotes_the_loss_limits_the_code_derives():
+    from cephsim.model.loss import heartbeat_loss_limit, tcp_give_up_limit
+
+    text = " ".join((ROOT / "docs" / "model.md").read_text().split())
+    assert f"about {tcp_give_up_limit() * 100:.0f} % on a path" in text
+    assert f"about {heartbeat_loss_limit() * 100:.0f} % each way" in text

@@ -20,6 +20,17 @@ from cephsim.catalog.models import CPUModel, CState, DiskModel, NICModel, Switch
 from cephsim.errors import CephsimError
 from cephsim.model.debuglog import levels as debug_levels
 from cephsim.model.debuglog import lines_per_stage
+from cephsim.model.loss import (
+    MAX_HEARTBEAT_MISSES_PER_HOUR,
+    MAX_TCP_GIVE_UP,
+    OSD_HEARTBEAT_GRACE_S,
+    TCP_RETRIES2,
+    heartbeat_loss_limit,
+    heartbeat_misses_per_hour,
+    resend_wait_s,
+    tcp_give_up,
+    tcp_give_up_limit,
+)
 from cephsim.model.software import ReleaseCosts, release_costs
 from cephsim.scenario.schema import CPUTuning, Netem, Scenario, TcpSettings, VirtualMachine
 from cephsim.units import format_size, format_span
@@ -561,6 +572,7 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
         if ln.both_ways:
             links.setdefault((ln.dst, ln.src), imp)
     _add_site_links(scenario, hosts, links)
+    _check_loss(scenario, hosts, links)
     net = NetworkConfig(mtu=scenario.network.mtu, kind=topo.kind, switch=switch, spine=spine,
                         spine_cpu=spine_cpu, link_netem=links, tcp=scenario.network.tcp,
                         mesh_mode=topo.mesh_mode)
@@ -718,6 +730,73 @@ def _check_memory(scenario: Scenario) -> None:
             f"memory, over run.max_memory {format_size(scenario.run.max_memory)}: lower "
             "workload.iodepth or workload.numjobs (or run.ios), or raise run.max_memory",
             path="workload.iodepth")
+
+
+def _loss_source(scenario: Scenario, hosts: dict[str, HostConfig], a: str, b: str,
+                 links: dict[tuple[str, str], Netem]) -> str:
+    """The field that brings the larger share of the loss from host ``a`` to ``b``."""
+    own = hosts[a].netem.loss if hosts[a].netem is not None else 0.0
+    link = links[(a, b)].loss if (a, b) in links else 0.0
+    if own >= link:
+        gi = next(i for i, g in enumerate(scenario.hosts) if g.name == hosts[a].group)
+        return f"hosts.{gi}.netem.loss"
+    for i, ln in enumerate(scenario.network.links):
+        if (ln.src, ln.dst) == (a, b) or (ln.both_ways and (ln.dst, ln.src) == (a, b)):
+            return f"network.links.{i}.loss"
+    return "sites.links"
+
+
+def _odds(p: float) -> str:
+    return f"{p * 100:.3g}% of the time" if p >= 0.01 else f"once in {1 / p:,.0f} messages"
+
+
+def _check_loss(scenario: Scenario, hosts: list[HostConfig],
+                links: dict[tuple[str, str], Netem]) -> None:
+    """Refuse a loss rate the modelled cluster would not survive as modelled (see
+    MAX_HEARTBEAT_MISSES_PER_HOUR)."""
+    by_name = {h.name: h for h in hosts}
+
+    def loss(a: str, b: str) -> float:
+        kept = 1.0
+        for imp in (by_name[a].netem, links.get((a, b))):
+            if imp is not None:
+                kept *= 1.0 - imp.loss
+        return 1.0 - kept
+
+    worst: tuple[float, str, str] | None = None
+    for a in hosts:
+        for b in hosts:
+            if a.name == b.name:
+                continue
+            ab = loss(a.name, b.name)
+            if ab > 0 and tcp_give_up(ab) > MAX_TCP_GIVE_UP and (worst is None or ab > worst[0]):
+                worst = (ab, a.name, b.name)
+    if worst is not None:
+        ab, a, b = worst
+        raise CephsimError.single(
+            f"{ab * 100:.3g}% loss from {a} to {b}: a message and all {TCP_RETRIES2} resends "
+            f"(tcp_retries2) would be lost {_odds(tcp_give_up(ab))}, and after "
+            f"~{resend_wait_s(TCP_RETRIES2) / 60:.0f} min TCP would drop the "
+            "connection; Ceph's reconnect and resend are not modelled, so the model takes "
+            f"loss below {tcp_give_up_limit() * 100:.0f}% on a path",
+            path=_loss_source(scenario, by_name, a, b, links))
+    osd_hosts = [h.name for h in hosts if h.osd_ids]
+    for i, a in enumerate(osd_hosts):
+        for b in osd_hosts[i + 1:]:
+            ab, ba = loss(a, b), loss(b, a)
+            if ab == 0.0 and ba == 0.0:
+                continue
+            rate = heartbeat_misses_per_hour(ab, ba)
+            if rate >= MAX_HEARTBEAT_MISSES_PER_HOUR:
+                src = (a, b) if ab >= ba else (b, a)
+                raise CephsimError.single(
+                    f"{ab * 100:.3g}% loss from {a} to {b} and {ba * 100:.3g}% back: about "
+                    f"{rate:.3g} times an hour a heartbeat ping or its reply would wait for "
+                    f"TCP's resends past osd_heartbeat_grace ({OSD_HEARTBEAT_GRACE_S:.0f} s), "
+                    "and the OSDs would be reported down and the PGs re-peered, which the model "
+                    "does not simulate; lower the loss between OSD hosts (once an hour is "
+                    f"{heartbeat_loss_limit() * 100:.0f}% each way)",
+                    path=_loss_source(scenario, by_name, *src, links))
 
 
 def _add_site_links(scenario: Scenario, hosts: list[HostConfig],

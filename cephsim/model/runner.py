@@ -9,6 +9,7 @@ breakdown and resource utilisation, and everything needed to reproduce it
 from __future__ import annotations
 
 import gc
+import heapq
 import platform
 import time
 from dataclasses import dataclass, field
@@ -77,13 +78,40 @@ class RunResult:
         return self.resolved.scenario
 
 
-def _stall_process(env: simpy.Environment, osd: Any, rate_hz: float, dur: Sampler,
-                   rng: np.random.Generator):  # noqa: ANN202 - SimPy process
-    """SimPy process: background work (RocksDB flush/compaction) stalls bstore_kv_sync."""
+#: a quiet stretch (no event at all) longer than this skips the stalls it would hold
+QUIET_NS = 60 * 10**9
+
+
+def _stall_process(env: simpy.Environment, threads: list[Any], rate_hz: float,
+                   durs: list[Sampler], gaps: list[np.random.Generator],
+                   window_ns: int):  # noqa: ANN202 - SimPy process
+    """SimPy process: background work (RocksDB flush/compaction) stalls each OSD's
+    bstore_kv_sync at the times of a Poisson process of its own (``gaps``, ``durs``: its
+    streams).
+
+    One process serves every OSD so that, when it wakes, the earliest event left in the
+    queue is the next thing that happens: through a quiet stretch longer than QUIET_NS
+    (a message waiting out TCP's backed-off resends) an idle thread's stalls that end long
+    before that event are skipped instead of simulated one by one, and the Poisson process
+    restarts ``window_ns`` before the event (it is memoryless, so the event meets the
+    stalls it would have met, unless a chain of stalls longer than the window runs into
+    it).  Otherwise the work would grow with simulated time, not with what happens."""
     mean_gap_ns = 1e9 / rate_hz
+    due = [(int(g.exponential(mean_gap_ns)) + 1, i) for i, g in enumerate(gaps)]
+    heapq.heapify(due)
     while True:
-        yield env.timeout(int(rng.exponential(mean_gap_ns)) + 1)
-        osd.kv_sync.block(int(env.now), dur.draw())
+        t, i = due[0]
+        if t > env.now:
+            yield env.timeout(t - env.now)
+        heapq.heappop(due)
+        threads[i].block(t, durs[i].draw())
+        nxt = t + int(gaps[i].exponential(mean_gap_ns)) + 1
+        queue = env._queue
+        if queue and window_ns:
+            horizon = queue[0][0] - window_ns  # stalls that end before it touch nothing
+            if horizon - nxt > QUIET_NS and threads[i].free_at <= nxt:
+                nxt = horizon + int(gaps[i].exponential(mean_gap_ns)) + 1
+        heapq.heappush(due, (nxt, i))
 
 
 #: Simulated time without one completed I/O after which a run gives up.  The scenario
@@ -164,10 +192,15 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
         horizon = run.runtime
 
     if r.ceph.tails and costs.tails.kv_stall_rate_hz > 0:
-        for osd in cluster.osds.values():
-            env.process(_stall_process(env, osd, costs.tails.kv_stall_rate_hz,
-                                       Sampler(costs.tails.kv_stall, streams.get(f"{osd.name}.stall")),
-                                       streams.get(f"{osd.name}.stall.gaps")))
+        osds = list(cluster.osds.values())
+        stall = costs.tails.kv_stall
+        busy = costs.tails.kv_stall_rate_hz * stall.mean_ns / 1e9
+        env.process(_stall_process(
+            env, [osd.kv_sync for osd in osds], costs.tails.kv_stall_rate_hz,
+            [Sampler(stall, streams.get(f"{osd.name}.stall")) for osd in osds],
+            [streams.get(f"{osd.name}.stall.gaps") for osd in osds],
+            # the window: 1000 mean stalls, or none where stalls run into each other
+            max(10 * 10**9, int(1000 * stall.mean_ns)) if busy < 0.5 else 0))
 
     env.process(_watchdog(env, lambda: state["issued_done"], give_up))
     wl = Workload(cluster, kernel, proto, on_complete)

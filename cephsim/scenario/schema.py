@@ -31,6 +31,7 @@ from pydantic import (
 )
 
 from cephsim.catalog.models import CPUModel, DiskModel, NICModel, SwitchModel
+from cephsim.model.loss import TCP_RETRIES2, resend_wait_s
 from cephsim.model.software import Kcycles
 from cephsim.monitors.spec import ClientCommand, MonThresholds, TimerOptions
 from cephsim.monitors.spec import ProposalWorkload as MonWorkload
@@ -117,7 +118,8 @@ def check_impairment(delay: int, jitter: int, loss: float, delay_field: str = "d
         raise ValueError(f"loss: loss must be between 0% and 100% (got {loss * 100:.10g}%)")
     if loss == 1.0:
         raise ValueError("loss: 100% also loses every resend, so no write would ever complete "
-                         "(TCP gives up after tcp_retries2 resends, ~15 min); use less than 100%")
+                         f"(TCP gives up after {TCP_RETRIES2} resends, "
+                         f"~{resend_wait_s(TCP_RETRIES2) / 60:.0f} min); use less than 100%")
 
 
 class Netem(_M):

@@ -11,12 +11,10 @@ from typing import Any, Callable, Generator
 from cephsim.model.components.cpu import Thread
 from cephsim.model.engine.draw import Sampler
 from cephsim.model.engine.kernel import ACC_NET, ACC_QUEUE, Kernel
+from cephsim.model.loss import TCP_RETRIES2, TCP_RTO_MAX_NS, TCP_RTO_MIN_NS
 
 TCP_HEADERS = 52  #: IP (20) + TCP (20) + timestamps option (12)
 WIRE_OVERHEAD = 90  #: per frame: TCP/IP 52 + Ethernet 18 + preamble/IFG 20
-TCP_RTO_MIN_NS = 200_000_000
-TCP_RTO_MAX_NS = 120_000_000_000
-TCP_RETRIES2 = 15  #: Linux's net.ipv4.tcp_retries2 default
 #: TCP_TIMEOUT_MIN (2 jiffies) at CONFIG_HZ=250, the tail-loss probe's floor above 2 x srtt
 TCP_TIMEOUT_MIN_NS = 8_000_000
 
