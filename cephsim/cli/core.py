@@ -111,12 +111,23 @@ def validate(scenario: ScenarioArg, set_: SetOpt = None) -> None:
             validate_points(scenario, points, axes, extra=set_ or [])
         from cephsim.model.runner import config_warnings
         from cephsim.scenario.schema import run_warnings
+        from cephsim.tools.estimate import LONG_RUN_S, estimate, format_wall
 
+        est = estimate(sc, scenario)
+        inflight = sc.workload.iodepth * sc.workload.numjobs
         for w in run_warnings(sc) + config_warnings(r):
             typer.echo(f"warning: {w}", err=True)
+        if est.wall_s > LONG_RUN_S:
+            typer.echo(f"warning: the run would take about {format_wall(est.wall_s)} "
+                       "of wall time on this machine: shorten run.ios or run.runtime", err=True)
         typer.echo(f"{scenario}: ok ({len(r.hosts)} hosts, {osds} OSDs, pool size "
                    f"{sc.pool.size}, {sc.ceph.release}, {r.ceph.write_mode} writes"
                    + (f"; sweep block: all {len(points)} points valid" if points else "") + ")")
+        typer.echo(f"a run needs about {est.memory_bytes / 2**20:.0f} MiB of memory and "
+                   f"{format_wall(est.wall_s)} of wall time here (from a pilot of "
+                   f"{est.pilot_ios} I/Os"
+                   + (f", {est.pilot_inflight} in flight: rougher" if est.pilot_inflight < inflight else "")
+                   + ")" + (", per point" if points else ""))
     except CephsimError as e:
         fail(e)
 

@@ -1,0 +1,73 @@
+"""What a run will cost before it starts: memory from the measured per-I/O figures, wall
+time from a short pilot of the same scenario on this machine."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from cephsim.model.resolve import memory_estimate
+from cephsim.model.runner import run_scenario
+from cephsim.scenario.schema import Scenario
+
+#: the pilot's least length (at least the I/Os in flight): a fraction of a second on
+#: the quickstart
+PILOT_IOS = 300
+#: the most I/Os in flight and jobs a pilot keeps (a deeper or wider scenario's pilot runs
+#: smaller, so validate stays quick; its estimate is then rougher and says so)
+PILOT_INFLIGHT = 512
+PILOT_JOBS = 32
+#: a wall time over this gets a warning at validate
+LONG_RUN_S = 3600.0
+
+
+@dataclass(frozen=True)
+class Estimate:
+    memory_bytes: int  #: what the run holds at its peak (I/Os in flight, records)
+    wall_s: float  #: its wall time on this machine
+    pilot_ios: int  #: the pilot's measured I/Os
+    pilot_wall_s: float  #: the pilot's event loop (its setup is counted once in wall_s)
+    pilot_inflight: int  #: the I/Os in flight in the pilot (the run's, or fewer: PILOT_INFLIGHT)
+
+
+def estimate(scenario: Scenario, path: str | Path | None = None) -> Estimate:
+    """Run a pilot of the scenario (its first I/Os, nothing recorded) and scale its event
+    loop to the run's length: I/Os for ``run.ios``, simulated time for ``run.runtime`` and
+    ``run.ramp_time`` (whichever the run stops at first).  The pilot starts on empty queues,
+    so a run that saturates later can take somewhat longer per I/O.  The pilot's events
+    are the run's first ones: it changes nothing in the run."""
+    run, w = scenario.run, scenario.workload
+    inflight = w.iodepth * w.numjobs
+    total = None if run.ios is None else run.ios + run.ramp_ios
+    # past the fill, where a deep queue's per-I/O work settles
+    jobs = min(w.numjobs, PILOT_JOBS)
+    depth = max(1, min(w.iodepth, PILOT_INFLIGHT // jobs))
+    n = max(PILOT_IOS, jobs * depth)
+    n = n if total is None else min(n, total)
+    pilot = scenario.model_copy(update={
+        "run": run.model_copy(update={"ios": n, "ramp_ios": 0, "ramp_time": 0, "runtime": None,
+                                      "records": False}),
+        "workload": w.model_copy(update={"iodepth": depth, "numjobs": jobs})})
+    t0 = time.perf_counter()
+    res = run_scenario(pilot, scenario_path=path)
+    setup = max(0.0, time.perf_counter() - t0 - res.wall_s)
+    # the pilot issued every slot's first I/O before its n completions: the work of the
+    # fill counts as I/Os too (in the run it is the same fill, once)
+    per_io = res.wall_s / (n + jobs * depth)
+    per_sim_ns = res.wall_s / max(1, res.sim_end_ns)
+    loop = []
+    if total is not None:
+        loop.append(per_io * (total + inflight) + per_sim_ns * run.ramp_time)
+    if run.runtime is not None:
+        loop.append(per_sim_ns * (run.runtime + run.ramp_time) + per_io * run.ramp_ios)
+    return Estimate(memory_estimate(scenario), setup + min(loop), n, res.wall_s, jobs * depth)
+
+
+def format_wall(seconds: float) -> str:
+    """'0.8 s', '42 s', '3.5 min', '2.1 h'."""
+    if seconds < 60:
+        return f"{seconds:.2g} s" if seconds < 10 else f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.2g} min"
+    return f"{seconds / 3600:.2g} h"
