@@ -88,7 +88,7 @@ def run(scenario: ScenarioArg, seed: SeedOpt = None, set_: SetOpt = None,
         with ProgressBar(progress_total(sc), f"simulating {sc.name}", quiet=quiet) as bar:
             res = run_scenario(sc, scenario_path=scenario, seed=seed, resolved=resolved,
                                progress=bar.update)
-        emit(render_run(res, format.value), output)
+        emit(render_run(res, format.value, set_ or []), output)
     except CephsimError as e:
         fail(e)
 

@@ -557,28 +557,20 @@ class Pool(_M):
         "distinct hosts) or 'osd' (distinct OSDs, possibly on one host: single-node clusters; a "
         "replica on the primary's host is reached over loopback).")
 
-    @model_validator(mode="before")
-    @classmethod
-    def _erasure_size(cls, data: Any) -> Any:
-        """An erasure-coded pool's k, m and technique default to Ceph's default profile
-        (k=2 m=2, jerasure reed_sol_van), and its size is k + m, as Ceph sets it; a size
-        given with them must agree."""
-        if not isinstance(data, dict) or data.get("type") != "erasure":
-            return data
-        k, m = data.get("k", 2), data.get("m", 2)
-        if isinstance(k, int) and isinstance(m, int) and not isinstance(k, bool) \
-                and not isinstance(m, bool):
-            if "size" in data and data["size"] != k + m:
-                raise ValueError(
-                    f"size: an erasure-coded pool's size is k+m = {k + m}; set it to that or remove "
-                    f"size (got {data['size']!r})"
-                )
-            data = {**data, "k": k, "m": m, "size": k + m,
-                    "technique": data.get("technique") or "reed_sol_van"}
-        return data
-
     @model_validator(mode="after")
     def _sizes(self) -> Pool:
+        if self.type == "erasure":
+            # k, m and technique default to Ceph's default profile (k=2 m=2, jerasure
+            # reed_sol_van) and size is k + m, as Ceph sets it; a size given with them must
+            # agree.  Set here, not before validation, so that the fields stay unset
+            # (model_fields_set): the report names them as defaults, not as given
+            k, m = self.k or 2, self.m or 2
+            if "size" in self.model_fields_set and self.size != k + m:
+                raise ValueError(f"size: an erasure-coded pool's size is k+m = {k + m}; set it to "
+                                 f"that or remove size (got {self.size!r})")
+            for f, v in (("k", k), ("m", m), ("size", k + m),
+                         ("technique", self.technique or "reed_sol_van")):
+                object.__setattr__(self, f, v)
         if self.type == "replicated":
             for f in ("k", "m", "technique"):
                 if getattr(self, f) is not None:

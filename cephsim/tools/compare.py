@@ -44,6 +44,8 @@ class Side:
     batch: list[list[float]] = field(default_factory=list)  #: per-seed batch means (us)
     cats_us: dict[str, float] | None = None  #: mean critical path per category
     stages_us: dict[str, float] | None = None  #: op-tracker stages
+    #: what decides the answer, given or assumed (None: a measured file)
+    assumptions: dict[str, Any] | None = None
 
 
 @dataclass
@@ -85,6 +87,7 @@ class Comparison:
                     d[key]["diff_from_first"] = {"mean": _r(dm), "ci": _r(dh)}
             d["critical_path_us"] = s.cats_us
             d["op_tracker_us"] = s.stages_us
+            d["assumptions"] = s.assumptions
             out["sides"].append(d)
         out["notes"] = self.notes
         return out
@@ -96,6 +99,8 @@ class Comparison:
         from rich import box
         from rich.console import Console
         from rich.table import Table
+
+        from cephsim.formats.report.assumptions import compare_text
 
         base = self.sides[0]
         t = Table(box=box.SIMPLE_HEAD, pad_edge=False, title_justify="left",
@@ -119,6 +124,7 @@ class Comparison:
                     cells.append(_signed(dm, dh, digits) + pct if not math.isnan(dm) else "-")
             t.add_row(*cells)
         buf = io.StringIO()
+        buf.write(compare_text([(s.name, s.assumptions) for s in self.sides], width))
         con = Console(file=buf, width=width, force_terminal=False, color_system=None)
         if len(self.sides) > 2:
             for i, s in enumerate(self.sides):
@@ -186,6 +192,7 @@ def _r(x: float | None) -> float | None:
 def compare(paths: Sequence[str | Path], overrides: Sequence[str] | None = None, *, seeds: int = 3,
             seed: int | None = None, jobs: int | None = None, executor: str = "local",
             scheduler: Any = None, quiet: bool = True) -> Comparison:
+    from cephsim.formats.report.assumptions import assumptions
     from cephsim.scenario.load import load_resolved
     from cephsim.tools.sweep import Task, execute
 
@@ -194,7 +201,8 @@ def compare(paths: Sequence[str | Path], overrides: Sequence[str] | None = None,
     if seeds < 1:
         raise CephsimError.single("--seeds must be at least 1")
     ov = list(overrides or [])
-    scs = [load_resolved(p, ov)[0] for p in paths]  # every file validated before anything runs
+    loaded = [load_resolved(p, ov) for p in paths]  # every file validated before anything runs
+    scs = [sc for sc, _ in loaded]
     base = scs[0].run.seed if seed is None else seed
     seed_list = [base + k for k in range(seeds)]
     tasks = [Task(str(p), tuple(ov), s, records=True) for p in paths for s in seed_list]
@@ -208,7 +216,8 @@ def compare(paths: Sequence[str | Path], overrides: Sequence[str] | None = None,
     for i, p in enumerate(paths):
         runs = res[i * k:(i + 1) * k]
         side = Side(name=names[i], source=str(p),
-                    values={key: [r[key] for r in runs] for key, _, _ in ROWS})
+                    values={key: [r[key] for r in runs] for key, _, _ in ROWS},
+                    assumptions=assumptions(*loaded[i], ov))
         side.batch = [r.get("batch_means_us", []) for r in runs]
         if k == 1:
             side.ci["mean_us"] = mean_ci(side.batch[0])[1] if side.batch[0] else None
@@ -266,6 +275,7 @@ def _fio_side(path: str | Path, direction: str | None) -> tuple[Side, str]:
     try:
         doc = json.loads(Path(path).read_text(encoding="utf-8"))
         b = ((doc.get("cephsim") or {}).get("breakdown") or {}).get(d)
+        side.assumptions = (doc.get("cephsim") or {}).get("assumptions")
         if b:
             side.cats_us = dict(b["critical_path_us"])
             side.stages_us = dict(b["op_tracker_us"])

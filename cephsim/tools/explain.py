@@ -96,6 +96,8 @@ class Explanation:
     baseline_mean_us: float = 0.0
     baseline_p99_us: float = 0.0
     latencies_ns: Any = None  #: every measured op's latency (for the CDF plot)
+    #: what decides the answer, given or assumed (:mod:`cephsim.formats.report.assumptions`)
+    assumptions: dict[str, Any] | None = None
 
 
 # ------------------------------------------------------------------ pick and trace
@@ -407,11 +409,13 @@ def describe(steps: list[Step], roles: dict[str, str], nbytes: int, write_mode: 
 def explain(path: str | Path, overrides: Sequence[str] | None = None, which: str = "median",
             seed: int | None = None, ablations: bool = True, jobs: int | None = None,
             quiet: bool = True) -> Explanation:
+    from cephsim.formats.report.assumptions import assumptions
     from cephsim.model.runner import run_scenario
     from cephsim.scenario.load import load_resolved
 
     overrides = list(overrides or [])
     sc, r = load_resolved(path, overrides)
+    decides = assumptions(sc, r, overrides)  # as loaded: records switched on below is ours
     if not sc.run.records:
         r = r.with_run(records=True)
         sc = r.scenario
@@ -471,7 +475,8 @@ def explain(path: str | Path, overrides: Sequence[str] | None = None, which: str
                      mean_acc_sum=[int(x) for x in a["acc"][mask].sum(axis=0)],
                      mean_lat_sum=int(lat_all[mask].sum()), write_mode=r.ceph.write_mode,
                      wal_log_sync=r.ceph.wal_log_sync, read_cache_hit=r.ceph.read_cache_hit,
-                     pool_size=sc.pool.size, is_write=is_write, cache_flushed=cache_flushed)
+                     pool_size=sc.pool.size, is_write=is_write, cache_flushed=cache_flushed,
+                     assumptions=decides)
     ex.baseline_mean_us = ex.mean_lat_sum / ex.mean_n / 1e3
     ex.latencies_ns = lat_all[mask]
     from cephsim.formats.report.summary import job_stats
@@ -822,6 +827,10 @@ def render(ex: Explanation) -> str:
     head = (f"cephsim explain: {ex.scenario} (seed {ex.seed})\n"
             f"{ex.rank[0].upper() + ex.rank[1:]}: op {ex.seq}, latency {ex.latency_ns / 1e3:.1f} us\n")
     rule = "-" * WIDTH + "\n"
+    if ex.assumptions is not None:
+        from cephsim.formats.report.assumptions import header_text
+
+        head += rule + header_text(ex.assumptions, width=WIDTH)
     parts = [head, rule, "Timeline of the op, hop by hop and thread by thread:\n\n", timeline(ex),
              "\n", rule, "Its critical path, step by step (each step starts where the previous "
              "one ended):\n\n", steps_table(ex), "\n", rule, story(ex), "\n", rule,

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Sequence
+
+from cephsim.formats.report.assumptions import assumptions, header_text
 from cephsim.formats.report.fio_json import dumps_fio_json
 from cephsim.formats.report.fio_text import fio_text
 from cephsim.formats.report.summary import (
@@ -19,33 +22,6 @@ def write_path(res: RunResult) -> str:
     if w.image_state == "fresh":
         return f"{res.resolved.ceph.write_mode} BlueStore writes: allocation into a fresh image"
     return f"{res.resolved.ceph.write_mode} BlueStore writes"
-
-
-def cost_text(res: RunResult) -> str:
-    """The calibrated part of the answer and how sure it is."""
-    c = res.resolved.ceph.costs
-    rel = res.resolved.ceph.release
-    if c.scale_sd is None:
-        return f"cephsim: Ceph's CPU cost per op: {rel} scale {c.scale:.3g} (from a profile)\n"
-    return (f"cephsim: Ceph's CPU cost per op: {rel} scale {c.scale:.3g} +/- {100 * c.scale_sd:.0f} % "
-            f"(fitted over the published clusters; how far unseen clusters come out: "
-            f"docs/validation.md)\n")
-
-
-def power_text(res: RunResult) -> str:
-    """One header line per host group: what decides how fast its CPU work runs."""
-    out = ""
-    shown = {"intel_pstate": "powersave (intel_pstate decides, no HWP)",
-             "hwp": "powersave (HWP/CPPC: the processor decides)"}
-    for group, p in res.power.items():
-        gov = shown.get(p["governor"], p["governor"])
-        idle = p["idle_states"]
-        clock = "" if p["mean_clock_ghz"] is None else f", work ran at {p['mean_clock_ghz']:.2f} GHz"
-        out += (f"cephsim: {group}: {p['cpufreq_driver']} / {gov}, idle states "
-                f"{idle[0]}..{idle[-1]}{clock}\n" if len(idle) > 1 else
-                f"cephsim: {group}: {p['cpufreq_driver']} / {gov}, idle state "
-                f"{idle[0]} only{clock}\n")
-    return out
 
 
 def cache_text(res: RunResult) -> str:
@@ -71,9 +47,12 @@ def cache_text(res: RunResult) -> str:
     return f"cephsim: BlueStore caches: {meta}{data}\n"
 
 
-def render_run(res: RunResult, fmt: str) -> str:
+def render_run(res: RunResult, fmt: str, overrides: Sequence[str] = ()) -> str:
+    """The run as text or fio's JSON; ``overrides``: the --set texts the scenario was loaded
+    with, which the header names as given."""
     if fmt in ("json", "json+"):
-        return dumps_fio_json(result_document(res, plus=fmt == "json+")) + "\n"
+        return dumps_fio_json(result_document(res, plus=fmt == "json+",
+                                              overrides=overrides)) + "\n"
     sc = res.scenario
     pool = (f"pool size {sc.pool.size}" if sc.pool.type == "replicated" else
             f"EC {sc.pool.k}+{sc.pool.m} {sc.pool.plugin}"
@@ -81,7 +60,10 @@ def render_run(res: RunResult, fmt: str) -> str:
     head = (f"cephsim: {sc.name} (seed {res.seed}, {res.records.count()} I/Os measured, "
             f"{sc.ceph.release}, {pool}, "
             f"{write_path(res)})\n")
-    text = head + power_text(res) + cache_text(res) + cost_text(res) + fio_text([job_stats(res)])
+    # every header line starts 'cephsim:', which fio's text reader skips as noise
+    decides = header_text(assumptions(sc, res.resolved, overrides), "cephsim: ",
+                          clocks={g: p["mean_clock_ghz"] for g, p in res.power.items()})
+    text = head + decides + cache_text(res) + fio_text([job_stats(res)])
     text += "\nWhere the time went (mean per I/O):\n" + breakdown_text(res)
     text += saturation_text(res)
     if res.monitors is not None:

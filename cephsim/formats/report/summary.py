@@ -11,11 +11,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
 from cephsim import __version__
+from cephsim.formats.report.assumptions import assumptions
 from cephsim.formats.report.fio_json import fio_json, format_bs
 from cephsim.formats.report.fio_stats import DirectionStats, JobStats
 from cephsim.metrics.records import CATEGORIES
@@ -80,7 +81,8 @@ def _mean_us(x: np.ndarray) -> float:
     return round(float(x.mean()) / 1e3, 3) if x.size else 0.0
 
 
-def result_document(res: RunResult, plus: bool = False) -> dict[str, Any]:
+def result_document(res: RunResult, plus: bool = False,
+                    overrides: Sequence[str] = ()) -> dict[str, Any]:
     doc = fio_json([job_stats(res)], plus=plus, fio_version=f"cephsim-{__version__}")
     scenario = res.scenario.model_dump(mode="json", by_alias=True)
     scenario["run"]["seed"] = res.seed  # after --seed too, the embedded scenario reruns this run
@@ -88,6 +90,8 @@ def result_document(res: RunResult, plus: bool = False) -> dict[str, Any]:
         "version": __version__,
         "seed": res.seed,
         "scenario": scenario,
+        # what decides the answer, given or assumed (``overrides``: the --set texts)
+        "assumptions": assumptions(res.scenario, res.resolved, overrides),
         "resolved": resolved_dict(res.resolved),
         "breakdown": breakdown(res),
         "utilization": res.utilization,
