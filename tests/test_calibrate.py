@@ -228,3 +228,20 @@ def test_cross_validation_labels_each_fitted_value(monkeypatch: pytest.MonkeyPat
     assert by["naut"].params == {"scale@reef": 2.0} and by["naut"].unfitted == ["scale@nautilus"]
     # each left-out case is predicted with its own release's value
     assert seen == [{"scale": 2.0}, {"scale": 2.0}, {}]
+
+
+def test_errors_are_simulated_minus_measured_over_measured() -> None:
+    """The sign every report uses: a prediction above the measurement is a positive error."""
+    from cephsim.tools.calibrate.corpus import Prediction
+    from cephsim.tools.calibrate.crossval import Fold, cv_text
+    from cephsim.tools.calibrate.objective import rel_error
+
+    assert rel_error(1100.0, 1000.0) == pytest.approx(10.0)
+    assert rel_error(900.0, 1000.0) == pytest.approx(-10.0)
+    p = Prediction("c", "k", "reef", "lat.mean", 1000.0, 1250.0, 1100.0, 1400.0, 1.0, [])
+    assert p.error == pytest.approx(25.0)
+    fold = Fold("c", ["d"], {}, [], [("lat.mean", 400_000.0, 300_000.0,
+                                      rel_error(300_000.0, 400_000.0))], {"lat.mean": "us"})
+    text = cv_text([fold], [], [Param("scale", None)], FitOptions(seeds=1))
+    assert "error (predicted - measured) / measured" in text
+    assert "| lat.mean | 400 us | 300 us | -25.0% |" in text
