@@ -244,6 +244,37 @@ def test_network_qperf_negative_latency(tmp_path, run_cli):
     assert_short_error(r, f"{q}:", "latency", "> 0")
 
 
+def test_network_ping_summaries_without_a_payload_size_are_refused(run_cli):
+    """Pasted summary lines (seed 001) give round trips but no size: nothing to place."""
+    p = FIX / "ping" / "seed001_tuned_rtt_summaries.txt"
+    r = run_cli("calibrate", "--network", p)
+    assert_short_error(r, f"{p}:4:", "payload size is unknown", "PING host (address)")
+
+
+@pytest.mark.parametrize("text,line,words", [
+    ("PING 10.0.0.2 (10.0.0.2) 56(84) bytes of data.\n\n--- 10.0.0.2 ping statistics ---\n"
+     "5 packets transmitted, 0 received, 100% packet loss, time 4081ms\n", 1,
+     ["no round trip", "5 sent, 0 received"]),
+    ("PING 10.0.0.2 (10.0.0.2) 8(36) bytes of data.\n16 bytes from 10.0.0.2: icmp_seq=1 ttl=64\n"
+     "\n--- 10.0.0.2 ping statistics ---\n1 packets transmitted, 1 received, 0% packet loss\n",
+     1, ["16 bytes or more", "-s 8"]),
+])
+def test_network_ping_without_round_trips_is_refused(tmp_path, run_cli, text, line, words):
+    p = tmp_path / "ping.txt"
+    p.write_text(text)
+    assert_short_error(run_cli("calibrate", "--network", p), f"{p}:{line}:", *words)
+
+
+def test_network_ping_latency_falling_with_size_is_refused(tmp_path, run_cli):
+    small, big = tmp_path / "s56.txt", tmp_path / "s8000.txt"
+    small.write_text("PING 10.0.0.2 (10.0.0.2) 56(84) bytes of data.\n"
+                     "rtt min/avg/max/mdev = 0.200/0.300/0.400/0.050 ms\n")
+    big.write_text("PING 10.0.0.2 (10.0.0.2) 8000(8028) bytes of data.\n"
+                   "rtt min/avg/max/mdev = 0.100/0.150/0.200/0.050 ms\n")
+    assert_short_error(run_cli("calibrate", "--network", small, big), f"{big}:1:",
+                       "falls as the message grows")
+
+
 # ---------------------------------------------------------------- --flush-sweeps
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -145,8 +146,101 @@ def test_netfit_seed002() -> None:
     assert fast.per_byte_ns == pytest.approx((38444 - 11711) / 8999, rel=1e-9)
     assert slow.derived["wire_per_byte_ns"] == pytest.approx(0.8)
     assert "tx_latency" in slow.derived
-    with pytest.raises(CephsimError, match="two message sizes"):
-        netfit([FIX / "qperf" / "seed002_tcp_lat_vv_uu.txt"])
+    # one qperf message size (1 B): the fixed part only, less the wire's 0.8 ns/B at 10 Gbit/s
+    (one,), _ = netfit([FIX / "qperf" / "seed002_tcp_lat_vv_uu.txt"], speed_bps=10e9)
+    assert one.per_byte_ns is None and one.pinned == ["fixed"]
+    assert one.fixed_ns == pytest.approx(11711 - 0.8)
+    assert one.derived["per_byte_ns"] is None and "excess_per_byte_ns" not in one.derived
+
+
+# ------------------------------------------------------------------ netfit from ping
+
+PING = FIX / "ping"
+
+
+def _ping(tmp_path: Path, name: str, size: int, times_ms: list[float],
+          host: str = "10.0.200.1") -> Path:
+    """An iputils ping output with these reply times (the summary from them)."""
+    p = tmp_path / name
+    lines = [f"PING {host} ({host}) {size}({size + 28}) bytes of data."]
+    lines += [f"{size + 8} bytes from {host}: icmp_seq={i} ttl=64 time={t:.3f} ms"
+              for i, t in enumerate(times_ms, 1)]
+    avg = sum(times_ms) / len(times_ms)
+    lines += ["", f"--- {host} ping statistics ---",
+              f"{len(times_ms)} packets transmitted, {len(times_ms)} received, 0% packet loss",
+              f"rtt min/avg/max/mdev = {min(times_ms):.3f}/{avg:.3f}/{max(times_ms):.3f}/0.010 ms"]
+    p.write_text("\n".join(lines) + "\n")
+    return p
+
+
+def test_netfit_ping_one_size_pins_the_fixed_part_only() -> None:
+    """A plain ping (56 B): half the mean round trip of the replies after the first."""
+    (f,), warn = netfit([PING / "iputils_loopback_c5.txt"])
+    assert warn == [] and f.group == "ping 127.0.0.1" and f.pinned == ["fixed"]
+    # replies 0.832 (left out: the first), 0.061, 0.008, 0.019, 0.018 ms -> 26.5 us / 2
+    assert f.fixed_ns == pytest.approx(13_250) and f.per_byte_ns is None
+    assert f.fixed_se is None and f.derived["kernel_stack_us_both_sides"] == 13.25
+    assert any("per-byte part is not measured" in n for n in f.notes)
+    assert any("ICMP echo path" in n for n in f.notes)  # loopback: no NIC figures
+    (b,), _ = netfit([PING / "busybox_loopback_c5.txt"])
+    assert b.fixed_ns == pytest.approx((81 + 77 + 77 + 75) / 4 / 2 * 1e3)
+
+
+def test_netfit_ping_two_sizes_pin_both_parts() -> None:
+    fits, _ = netfit([PING / "iputils_loopback_c5.txt", PING / "iputils_loopback_s4096_c3.txt"])
+    (f,) = fits
+    assert f.pinned == ["fixed", "per_byte"] and f.sizes == [56, 4096]
+    # 13.25 us at 56 B, (0.049 + 0.045) / 2 / 2 ms = 23.5 us at 4096 B
+    assert f.per_byte_ns == pytest.approx((23_500 - 13_250) / (4096 - 56))
+    assert f.fixed_ns == pytest.approx(13_250 - 56 * f.per_byte_ns)
+    assert f.derived["per_kib_us"] == pytest.approx(f.per_byte_ns * 1.024, abs=1e-3)
+
+
+def test_netfit_ping_remote_with_speed(tmp_path: Path) -> None:
+    """One size with --speed: the wire's 0.8 ns/B at 10 Gbit/s is taken out of the fixed
+    part; the NIC entry is what is left after kernel and switch.  Hosts are groups."""
+    a = _ping(tmp_path, "a.txt", 56, [0.400, 0.060, 0.060])
+    b = _ping(tmp_path, "b.txt", 56, [0.500, 0.080, 0.080], host="10.0.200.2")
+    fits, _ = netfit([a, b], speed_bps=10e9, kernel_ns=3000, switch_ns=500)
+    by = {f.group: f for f in fits}
+    f = by["ping 10.0.200.1"]
+    assert f.fixed_ns == pytest.approx(30_000 - 0.8 * 56)
+    assert f.derived["nic_tx_plus_rx_us"] == pytest.approx((30_000 - 44.8 - 3000 - 500) / 1e3,
+                                                           abs=1e-3)
+    assert any("ICMP path" in n for n in f.notes) and any("upper bound" in n for n in f.notes)
+    assert by["ping 10.0.200.2"].fixed_ns == pytest.approx(40_000 - 44.8)
+    # runs of one size in one file: their mean, with its standard error
+    two = tmp_path / "two.txt"
+    two.write_text(a.read_text() + "\n" + _ping(tmp_path, "c.txt", 56, [0.4, 0.07, 0.07])
+                   .read_text())
+    (g,), _ = netfit([two])
+    assert g.fixed_ns == pytest.approx(32_500) and g.fixed_se == pytest.approx(2_500)
+
+
+def test_netfit_ping_and_qperf_are_separate_lines() -> None:
+    fits, _ = netfit([PING / "iputils_loopback_c5.txt",
+                      FIX / "qperf" / "loopback_msgsize_sweep_tcp_lat.txt"])
+    assert sorted(f.group for f in fits) == ["ping 127.0.0.1", "tcp_lat"]
+
+
+def test_cli_network_ping(tmp_path: Path) -> None:
+    r = runner.invoke(app, ["calibrate", "--network", str(PING / "iputils_loopback_c5.txt")])
+    assert r.exit_code == 0, r.output
+    assert "ping 127.0.0.1: one-way latency = 13.250 us + per-byte part not measured" in r.stdout
+    assert "ping round trip / 2" in r.stdout
+    r = runner.invoke(app, ["calibrate", "--network", str(PING / "iputils_loopback_c5.txt"),
+                            str(PING / "iputils_loopback_s4096_c3.txt"), "-f", "json"])
+    assert r.exit_code == 0, r.output
+    (f,) = json.loads(r.stdout)["fits"]
+    assert f["pinned"] == ["fixed", "per_byte"] and f["sizes_bytes"] == [56, 4096]
+    assert f["measured_as"] == "ping round trip / 2" and f["per_byte_ns"] > 0
+    # a usable run and a summary without its header: the fit, and a located warning
+    mixed = tmp_path / "mixed.txt"
+    mixed.write_text((PING / "iputils_loopback_c5.txt").read_text()
+                     + "rtt min/avg/max/mdev = 0.010/0.020/0.030/0.005 ms\n")
+    r = runner.invoke(app, ["calibrate", "--network", str(mixed)])
+    assert r.exit_code == 0, r.output
+    assert f"warning: {mixed}:11: a ping summary without its" in r.stdout
 
 
 def test_cli_network_and_errors(tmp_path: Path) -> None:
@@ -228,3 +322,20 @@ def test_cross_validation_labels_each_fitted_value(monkeypatch: pytest.MonkeyPat
     assert by["naut"].params == {"scale@reef": 2.0} and by["naut"].unfitted == ["scale@nautilus"]
     # each left-out case is predicted with its own release's value
     assert seen == [{"scale": 2.0}, {"scale": 2.0}, {}]
+
+
+def test_errors_are_simulated_minus_measured_over_measured() -> None:
+    """The sign every report uses: a prediction above the measurement is a positive error."""
+    from cephsim.tools.calibrate.corpus import Prediction
+    from cephsim.tools.calibrate.crossval import Fold, cv_text
+    from cephsim.tools.calibrate.objective import rel_error
+
+    assert rel_error(1100.0, 1000.0) == pytest.approx(10.0)
+    assert rel_error(900.0, 1000.0) == pytest.approx(-10.0)
+    p = Prediction("c", "k", "reef", "lat.mean", 1000.0, 1250.0, 1100.0, 1400.0, 1.0, [])
+    assert p.error == pytest.approx(25.0)
+    fold = Fold("c", ["d"], {}, [], [("lat.mean", 400_000.0, 300_000.0,
+                                      rel_error(300_000.0, 400_000.0))], {"lat.mean": "us"})
+    text = cv_text([fold], [], [Param("scale", None)], FitOptions(seeds=1))
+    assert "error (predicted - measured) / measured" in text
+    assert "| lat.mean | 400 us | 300 us | -25.0% |" in text

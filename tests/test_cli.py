@@ -361,9 +361,15 @@ def test_whatif_reports_a_disk_change_and_its_stages(run_cli):
         "disks:  test disk, constant service times -> test disk, constant service times + DB Intel Optane"
         in r.stdout
     )
+    text = r.stdout
     r = run_cli("whatif", const, "--set", change, "--ios", "200", "-f", "json")
     assert r.exit_code == 0, r.stderr
     d = json.loads(r.stdout)
+    # one sign: after - before, the IOPS change in per cent of before
+    gain = 100 * (d["after"]["iops"] / d["before"]["iops"] - 1)
+    assert "after - before" in text and f"{gain:+.1f}%" in text and gain > 0
+    dmean = d["after"]["mean_us"] - d["before"]["mean_us"]
+    assert dmean < 0 and f"{dmean:+.1f}" in text
     b, a = d["before"]["critical_path_us"], d["after"]["critical_path_us"]
     assert a["disk"] < b["disk"]
     assert all(a[k] == b[k] for k in b if k != "disk")

@@ -256,6 +256,20 @@ def test_ping_variants():
     assert (bb.rtt_min_ns, bb.rtt_avg_ns, bb.rtt_max_ns, bb.rtt_mdev_ns) == \
         (29000, 67000, 81000, None)
     assert bb.received == 5 and len(bb.samples_ns) == 5
+    # the address pinged, for the network fit's groups; summaries alone have none
+    assert ip.host == bb.host == "127.0.0.1" and seed.ping[0].host is None
+
+
+def test_ping_header_names_the_address_ipv4_and_ipv6():
+    from cephsim.formats.readers.ping import read_ping
+
+    summary = "rtt min/avg/max/mdev = 0.010/0.020/0.030/0.005 ms\n"
+    for header, host, size in (("PING ceph-osd1 (10.0.0.11) 56(84) bytes of data.", "10.0.0.11", 56),
+                               ("PING ::1(::1) 1000 data bytes", "::1", 1000),
+                               ("PING fe80::1 (fe80::1) 8000 data bytes", "fe80::1", 8000),
+                               ("PING 10.1.2.3 (10.1.2.3): 56 data bytes", "10.1.2.3", 56)):
+        run = read_ping("p.txt", header + "\n" + summary).ping[0]
+        assert (run.host, run.payload_bytes, run.rtt_avg_ns) == (host, size, 20000), header
 
 
 # ------------------------------------------------------------- Ceph tools

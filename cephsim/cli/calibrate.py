@@ -20,8 +20,8 @@ def register(app: typer.Typer) -> None:
     def calibrate(
         ctx: typer.Context,
         files: Annotated[list[Path], typer.Argument(
-            help="Case files (calibration/cases/*.yaml); with --network: qperf outputs or a "
-                 "figures YAML; with --flush-sweeps: one sweep file.",
+            help="Case files (calibration/cases/*.yaml); with --network: qperf or ping outputs "
+                 "or a figures YAML; with --flush-sweeps: one sweep file.",
             show_default=False)],
         fit: Annotated[Optional[list[str]], typer.Option(
             "--fit", help="Free parameter (repeatable or comma-separated): scale, kcycles.<stage> or "
@@ -53,7 +53,9 @@ def register(app: typer.Typer) -> None:
             "--cross-validate", help="Leave-one-out over the cases: fit on the others, predict the "
                                      "left-out one.")] = False,
         network: Annotated[bool, typer.Option(
-            "--network", help="Fit the per-hop network model (fixed + per-byte) to qperf outputs.")] = False,
+            "--network", help="Fit the per-hop network model (fixed + per-byte) to qperf outputs "
+                              "or ping round trips (halved); one message size, as from a plain "
+                              "ping, pins the fixed part only.")] = False,
         flush_sweeps: Annotated[bool, typer.Option(
             "--flush-sweeps", help="Fit consumer drives' flush cost per dirty 4 KiB unit to "
                                    "sync-write job sweeps "
@@ -72,8 +74,8 @@ def register(app: typer.Typer) -> None:
                                         "every link).")] = False,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")] = False,
     ) -> None:
-        """Fit software costs to measured cases; cross-validate; fit a network hop to qperf; or
-        fit consumer drives' flush cost to job sweeps."""
+        """Fit software costs to measured cases; cross-validate; fit a network hop to qperf or
+        ping; or fit consumer drives' flush cost to job sweeps."""
         try:
             _check_modes(ctx, network, flush_sweeps, cross_validate)
             from cephsim.formats.output import check_outputs

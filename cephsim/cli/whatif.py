@@ -26,6 +26,13 @@ class SweepFormat(str, Enum):
 class CmpFormat(str, Enum):
     text = "text"
     json = "json"
+    markdown = "markdown"
+
+
+def _render(c: object, format: CmpFormat) -> str:
+    """A comparison in the chosen format (cephsim.tools.compare.Comparison)."""
+    return {CmpFormat.text: c.to_text, CmpFormat.json: c.to_json,  # type: ignore[attr-defined]
+            CmpFormat.markdown: c.to_markdown}[format]()  # type: ignore[attr-defined]
 
 
 class ExecutorKind(str, Enum):
@@ -129,13 +136,15 @@ def register(app: typer.Typer) -> None:
         executor: ExecOpt = ExecutorKind.local,
         scheduler: SchedOpt = None,
         format: Annotated[
-            CmpFormat, typer.Option("--format", "-f", help="Output format.")
+            CmpFormat, typer.Option("--format", "-f", help="Output format: text, json, or "
+                                    "markdown (a report with a table per direction).")
         ] = CmpFormat.text,
         output: OutOpt = None,
         quiet: QuietOpt = False,
     ) -> None:
-        """Side by side: IOPS and latency, differences with confidence intervals, and the stages
-        behind them."""
+        """Side by side: IOPS, bandwidth and latency of each scenario per direction, the
+        difference from the first (B - A, change = (B - A) / A) with confidence intervals,
+        and the stages behind it."""
         try:
             from cephsim.formats.output import check_outputs
             from cephsim.tools.compare import compare as do_compare
@@ -145,7 +154,7 @@ def register(app: typer.Typer) -> None:
 
             c = do_compare(scenarios, set_ or [], seeds=seeds, seed=seed, jobs=jobs,
                            executor=executor.value, scheduler=scheduler, quiet=quiet)
-            emit(c.to_json() if format is CmpFormat.json else c.to_text(), output)
+            emit(_render(c, format), output)
         except CephsimError as e:
             fail(e)
 
@@ -156,11 +165,14 @@ def register(app: typer.Typer) -> None:
                             "output.", show_default=False)],
                     direction: Annotated[Optional[str], typer.Option(
                             "--direction", metavar="read|write", help=
-                                    "read or write (default: write if present).")] = None,
+                                    "Only this direction (default: every direction both files "
+                                    "have).")] = None,
                     format: Annotated[CmpFormat, typer.Option("--format", "-f", help=
-                            "Output format.")] = CmpFormat.text,
+                            "Output format: text, json, or markdown (a report with a table "
+                            "per direction).")] = CmpFormat.text,
                     output: OutOpt = None) -> None:
-        """Compare a simulated result with a measured fio result, side by side."""
+        """Compare a simulated result with a measured fio result, side by side: the measurement
+        is the baseline, change = (simulated - measured) / measured."""
         try:
             from cephsim.formats.output import check_outputs
             from cephsim.tools.compare import compare_fio as do
@@ -168,7 +180,7 @@ def register(app: typer.Typer) -> None:
             check_outputs({"--output": output}, [simulated, measured])
 
             c = do(simulated, measured, direction)
-            emit(c.to_json() if format is CmpFormat.json else c.to_text(), output)
+            emit(_render(c, format), output)
         except CephsimError as e:
             fail(e)
 

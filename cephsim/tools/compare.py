@@ -1,17 +1,21 @@
 """Side-by-side comparisons: scenarios against each other, or a simulation against fio.
 
-``compare(paths)`` runs every scenario with the same K seeds (common random
-numbers) and reports IOPS, mean, p50, p99 and p99.9 of each, the difference of
-every scenario from the first with a 95% confidence interval (Welch, across
-seeds; with one seed, batch means within the run), and which critical-path
-categories and op-tracker stages account for the difference of the means.
-The categories add up exactly to each scenario's mean latency, so their
-differences add up to the difference of the means.
+``compare(paths)`` runs every scenario with the same K seeds (common random numbers) and,
+for each direction (write, read) the scenarios share, reports IOPS, bandwidth, mean, p50,
+p99 and p99.9 of each, the difference of every scenario from the first (the baseline) with
+a 95% confidence interval (Welch, across seeds; with one seed, batch means within the
+run), the change in per cent of the baseline, and which critical-path categories and
+op-tracker stages account for the difference of the means.  The categories add up exactly
+to each scenario's mean latency, so their differences add up to the difference of the means.
 
-``compare_fio(simulated, measured)`` does the same for two fio results (a
-cephsim JSON output and a real fio JSON or normal output), with intervals of
-the means from fio's own mean, stddev and N (treating ops as independent, so
-optimistic).
+``compare_fio(simulated, measured)`` does the same for a simulated result (a cephsim JSON
+output) against a measured one (a real fio JSON or normal output), the measurement being
+the baseline; intervals of the means come from fio's own mean, stddev and N (treating ops
+as independent, so optimistic).
+
+One sign everywhere: difference = other - baseline, change = (other - baseline) / baseline;
+for compare-fio (simulated - measured) / measured.  Text, markdown and JSON are three views
+of one :class:`Comparison` and say which side is which in their headings.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -27,157 +32,360 @@ from cephsim.errors import CephsimError
 from cephsim.metrics.records import CATEGORIES
 from cephsim.tools.stats import LEVEL, diff_ci, fmt_ci, mean_ci, welch_summary
 
-ROWS = (("iops", "IOPS", ""), ("mean_us", "mean latency", "us"), ("p50_us", "p50 (clat)", "us"),
-        ("p99_us", "p99 (clat)", "us"), ("p999_us", "p99.9 (clat)", "us"))
+#: the rows of every table: key, label, unit
+METRICS = (("iops", "IOPS", ""), ("bw_mib_s", "bandwidth", "MiB/s"),
+           ("mean_us", "mean latency", "us"), ("p50_us", "p50", "us"), ("p99_us", "p99", "us"),
+           ("p999_us", "p99.9", "us"))
+PERCENTILES = ("p50_us", "p99_us", "p999_us")
+DIRECTIONS = ("write", "read")
 CAT_LABEL = {"network": "network", "cpu": "CPU work", "wake": "C-state wake-ups", "disk": "disk",
              "queue": "queueing"}
+MIB = 1024 * 1024
 
 
 @dataclass
-class Side:
-    """One column of a comparison."""
+class Input:
+    """One thing compared: a scenario run with K seeds, or a result file."""
 
-    name: str
-    source: str
-    values: dict[str, list[float]]  #: metric -> per-seed values (one value for fio files)
-    ci: dict[str, float | None] = field(default_factory=dict)  #: known half-widths (fio, K=1)
-    batch: list[list[float]] = field(default_factory=list)  #: per-seed batch means (us)
-    cats_us: dict[str, float] | None = None  #: mean critical path per category
-    stages_us: dict[str, float] | None = None  #: op-tracker stages
+    label: str  #: "A", "B", ... (scenarios) or "measured", "simulated" (compare-fio)
+    name: str  #: scenario or fio job name
+    source: str  #: the file
+    seeds: list[int] = field(default_factory=list)  #: simulated seeds; [] for a measurement
+    origin: str = "simulated"  #: "simulated, cephsim-0.3", "measured, fio-3.33", ...
     #: what decides the answer, given or assumed (None: a measured file)
     assumptions: dict[str, Any] | None = None
 
 
 @dataclass
+class Side:
+    """One input in one direction: one cell per metric."""
+
+    values: dict[str, list[float | None]]  #: metric -> per-seed values (one for a file)
+    ci: dict[str, float | None] = field(default_factory=dict)  #: known half-widths (K=1, fio)
+    cats_us: dict[str, float] | None = None  #: mean critical path per category
+    stages_us: dict[str, float] | None = None  #: op-tracker stages
+    percentiles_of: str = "clat"  #: what the percentiles are of (fio: clat unless lat_percentiles)
+
+
+@dataclass
 class Comparison:
-    sides: list[Side]
-    seeds: list[int] = field(default_factory=list)
+    inputs: list[Input]  #: the baseline first
+    tables: dict[str, list[Side]]  #: direction -> one side per input, in the order of inputs
     kind: str = "scenarios"  #: or "fio"
+    overrides: list[str] = field(default_factory=list)  #: --set given to every scenario
     notes: list[str] = field(default_factory=list)
+
+    # ------------------------------------------------------------------ statistics
+    @property
+    def base(self) -> Input:
+        return self.inputs[0]
 
     def stat(self, s: Side, key: str) -> tuple[float, float | None]:
         vals = s.values.get(key) or []
-        if not vals or vals[0] is None:
+        if not vals or any(v is None for v in vals):
             return math.nan, None
         if len(vals) > 1:
-            return mean_ci(vals)
-        return vals[0], s.ci.get(key)
+            return mean_ci(vals)  # type: ignore[arg-type]
+        return float(vals[0]), s.ci.get(key)  # type: ignore[arg-type]
 
     def diff(self, a: Side, b: Side, key: str) -> tuple[float, float | None]:
+        """``b - a`` (other minus baseline) and the half-width of its interval."""
         va, vb = a.values.get(key) or [], b.values.get(key) or []
-        if not va or not vb or va[0] is None or vb[0] is None:
+        if not va or not vb or any(v is None for v in va + vb):
             return math.nan, None
         if len(va) > 1 and len(vb) > 1:
-            return diff_ci(va, vb)
+            return diff_ci(va, vb)  # type: ignore[arg-type]
         (ma, ha), (mb, hb) = self.stat(a, key), self.stat(b, key)
         return welch_summary(ma, ha, mb, hb)
 
-    # ------------------------------------------------------------------ views
+    def change(self, a: Side, b: Side, key: str) -> float:
+        """``100 (b - a) / a`` of the means (nan without a baseline figure, or one of 0)."""
+        ma = self.stat(a, key)[0]
+        dm = self.diff(a, b, key)[0]
+        return 100.0 * dm / ma if math.isfinite(ma) and ma and math.isfinite(dm) else math.nan
+
+    def pct_label(self, direction: str) -> str:
+        """The percentiles' kind, when every side has the same one."""
+        kinds = {s.percentiles_of for s in self.tables[direction]}
+        return f" ({kinds.pop()})" if len(kinds) == 1 else ""
+
+    def minus(self, other: Input) -> str:
+        return f"{other.label} - {self.base.label}"
+
+    def ratio(self, other: Input) -> str:
+        return f"({other.label} - {self.base.label}) / {self.base.label}"
+
+    def convention(self) -> str:
+        others = ", ".join(i.label for i in self.inputs[1:])
+        gen = "X" if len(self.inputs) > 2 else self.inputs[1].label
+        text = (f"difference = {gen} - {self.base.label}, change = ({gen} - {self.base.label}) / "
+                f"{self.base.label}")
+        return text + (f" for X = {others}" if len(self.inputs) > 2 else "")
+
+    def _row(self, direction: str, key: str) -> tuple[str, list[tuple[str, tuple[str, str] | None]]]:
+        """One metric's row as text: its title, then per input the value and (but for the
+        baseline) the difference and the change in per cent.  Decimals follow the baseline's
+        figure, so that a row reads in one precision."""
+        title, unit = next((t, u) for k, t, u in METRICS if k == key)
+        title += self.pct_label(direction) if key in PERCENTILES else ""
+        sides = self.tables[direction]
+        means = [self.stat(s, key)[0] for s in sides]
+        digits = _digits(key, next((m for m in means if math.isfinite(m)), math.nan))
+        cells: list[tuple[str, tuple[str, str] | None]] = []
+        for i, s in enumerate(sides):
+            m, h = self.stat(s, key)
+            change = None
+            if i:
+                dm, dh = self.diff(sides[0], s, key)
+                pct = self.change(sides[0], s, key)
+                change = ("-" if math.isnan(dm) else _signed(dm, dh, digits),
+                          "-" if math.isnan(pct) else f"{pct:+.1f} %")
+            cells.append((fmt_ci(m, h, digits), change))
+        return (f"{title} ({unit})" if unit else title), cells
+
+    # ------------------------------------------------------------------ JSON
     def to_dict(self) -> dict[str, Any]:
-        base = self.sides[0]
-        out: dict[str, Any] = {"kind": self.kind, "seeds": self.seeds, "confidence_level": LEVEL,
-                               "sides": []}
-        for s in self.sides:
-            d: dict[str, Any] = {"name": s.name, "source": s.source}
-            for key, _, _ in ROWS:
-                m, h = self.stat(s, key)
-                d[key] = {"mean": _r(m), "ci": _r(h), "values": [_r(v) for v in s.values.get(key, [])]}
-                if s is not base:
-                    dm, dh = self.diff(base, s, key)
-                    d[key]["diff_from_first"] = {"mean": _r(dm), "ci": _r(dh)}
-            d["critical_path_us"] = s.cats_us
-            d["op_tracker_us"] = s.stages_us
-            d["assumptions"] = s.assumptions
-            out["sides"].append(d)
+        base = self.base
+        out: dict[str, Any] = {
+            "kind": self.kind, "baseline": base.label,
+            "convention": {"difference": f"other - {base.label}",
+                           "change_percent": f"100 * (other - {base.label}) / {base.label}",
+                           "other": [i.label for i in self.inputs[1:]]},
+            "inputs": [{"label": i.label, "role": "baseline" if i is base else "compared",
+                        "name": i.name, "source": i.source, "origin": i.origin,
+                        "seeds": i.seeds, "assumptions": i.assumptions} for i in self.inputs],
+            "overrides": self.overrides, "confidence_level": LEVEL, "directions": {}}
+        for direction, sides in self.tables.items():
+            rows = []
+            for key, label, unit in METRICS:
+                row: dict[str, Any] = {"metric": key, "label": label + (
+                    self.pct_label(direction) if key in PERCENTILES else ""),
+                                       "unit": unit or None, "values": {}, "differences": {}}
+                for inp, s in zip(self.inputs, sides):
+                    m, h = self.stat(s, key)
+                    row["values"][inp.label] = {"mean": _r(m), "ci": _r(h),
+                                                "per_seed": [_r(v) for v in s.values.get(key, [])]}
+                    if inp is not base:
+                        dm, dh = self.diff(sides[0], s, key)
+                        row["differences"][inp.label] = {
+                            "of": self.minus(inp), "difference": _r(dm), "ci": _r(dh),
+                            "change_percent": _r(self.change(sides[0], s, key))}
+                rows.append(row)
+            out["directions"][direction] = {
+                "metrics": rows,
+                "critical_path_us": {i.label: s.cats_us for i, s in zip(self.inputs, sides)},
+                "op_tracker_us": {i.label: s.stages_us for i, s in zip(self.inputs, sides)},
+                "percentiles_of": {i.label: s.percentiles_of for i, s in zip(self.inputs, sides)}}
         out["notes"] = self.notes
         return out
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2) + "\n"
 
+    # ------------------------------------------------------------------ text
     def to_text(self, width: int = 100) -> str:
         from rich import box
         from rich.console import Console
+        from rich.measure import Measurement
         from rich.table import Table
 
         from cephsim.formats.report.assumptions import compare_text
 
-        base = self.sides[0]
-        t = Table(box=box.SIMPLE_HEAD, pad_edge=False, title_justify="left",
-                  title="compared with " + base.name + (f" ({len(self.seeds)} seeds each)"
-                                                          if len(self.seeds) > 1 else ""))
-        t.add_column("", no_wrap=True)
-        for i, s in enumerate(self.sides):
-            t.add_column(s.name, justify="right", no_wrap=True)
-            if i:
-                t.add_column(f"difference {_letter(i)}-A" if len(self.sides) > 2 else "difference",
-                             justify="right", no_wrap=True)
-        for key, title, unit in ROWS:
-            cells = [f"{title} ({unit})" if unit else title]
-            for i, s in enumerate(self.sides):
-                m, h = self.stat(s, key)
-                digits = 0 if key == "iops" and m >= 100 else 1
-                cells.append(fmt_ci(m, h, digits))
-                if i:
-                    dm, dh = self.diff(base, s, key)
-                    pct = f" ({100 * dm / self.stat(base, key)[0]:+.1f}%)" if self.stat(base, key)[0] else ""
-                    cells.append(_signed(dm, dh, digits) + pct if not math.isnan(dm) else "-")
-            t.add_row(*cells)
         buf = io.StringIO()
-        buf.write(compare_text([(s.name, s.assumptions) for s in self.sides], width))
-        con = Console(file=buf, width=width, force_terminal=False, color_system=None)
-        if len(self.sides) > 2:
-            for i, s in enumerate(self.sides):
-                buf.write(f"{_letter(i)} = {s.name} ({s.source})\n")
-        con.print(t)
-        buf.write(self._explain_text())
-        import textwrap
-
+        buf.write(compare_text([(f"{i.label} {i.name}", i.assumptions) for i in self.inputs],
+                               width))
+        wide = Console(file=io.StringIO(), width=1000, force_terminal=False, color_system=None)
+        for inp in self.inputs:
+            role = " (baseline)" if inp is self.base else ""
+            seeds = (f", seed{'s' * (len(inp.seeds) > 1)} {_seeds(inp.seeds)}" if inp.seeds
+                     else "")
+            buf.write(textwrap.fill(f"{inp.label}{role} = {inp.name} ({inp.source}: "
+                                    f"{inp.origin}{seeds})", width, subsequent_indent="    ",
+                                    break_on_hyphens=False, break_long_words=False) + "\n")
+        buf.write(f"{self.convention()}\n")
+        for direction, sides in self.tables.items():
+            t = Table(box=box.SIMPLE_HEAD, pad_edge=False, title_justify="left",
+                      title=f"\n{direction}: compared with {self.base.label}")
+            t.add_column("", no_wrap=True, min_width=len("p99.9 (clat) (us)"))
+            for i, inp in enumerate(self.inputs):
+                # with more than two, the legend above names them: letters keep the table narrow
+                t.add_column(inp.label if len(self.inputs) > 2 else f"{inp.label}\n{inp.name}",
+                             justify="right", no_wrap=True)
+                if i:
+                    t.add_column(f"{self.minus(inp)}\n(% of {self.base.label})", justify="right",
+                                 no_wrap=True)
+            for key, _, _ in METRICS:
+                title, cells = self._row(direction, key)
+                row = [title]
+                for value, change in cells:
+                    row.append(value)
+                    if change is not None:
+                        diff, pct = change
+                        row.append(diff + ("" if pct == "-" else f" ({pct.replace(' ', '')})"))
+                t.add_row(*row)
+            # several scenarios may need more than `width`: wider lines rather than cut figures
+            need = Measurement.get(wide, wide.options, t).maximum
+            Console(file=buf, width=max(width, need), force_terminal=False,
+                    color_system=None).print(t)
+            buf.write(self._explain_text(direction))
         for n in self.notes:
             buf.write(textwrap.fill(n, width, initial_indent="note: ",
                                     subsequent_indent="      ") + "\n")
         return buf.getvalue()
 
-    def _explain_text(self) -> str:
-        base = self.sides[0]
+    def _explain_text(self, direction: str) -> str:
+        sides = self.tables[direction]
+        base, b0 = self.base, sides[0]
         lines: list[str] = []
-        for i, s in enumerate(self.sides[1:], 1):
-            if base.cats_us is None or s.cats_us is None:
+        for inp, s in zip(self.inputs[1:], sides[1:]):
+            if b0.cats_us is None or s.cats_us is None:
                 continue
-            dm = sum(s.cats_us.values()) - sum(base.cats_us.values())
-            lines.append(f"\nWhere the difference of the mean ({dm:+.1f} us, {s.name} - {base.name})\n"
-                         "comes from, along the critical path:")
-            parts = sorted(CATEGORIES, key=lambda c: -abs(s.cats_us[c] - base.cats_us[c]))
-            for c in parts:
-                d = s.cats_us[c] - base.cats_us[c]
-                share = 100 * d / dm if dm else 0.0
-                lines.append(f"  {CAT_LABEL[c]:<18} {base.cats_us[c]:9.1f} -> {s.cats_us[c]:9.1f} us"
+            dm = sum(s.cats_us.values()) - sum(b0.cats_us.values())
+            lines.append(f"\nWhere the difference of the {direction} mean ({dm:+.1f} us, "
+                         f"{self.minus(inp)}) comes from, along the critical path:")
+            for c in sorted(CATEGORIES, key=lambda c: -abs(s.cats_us[c] - b0.cats_us[c])):
+                d = s.cats_us[c] - b0.cats_us[c]
+                share = 100 * d / dm + 0.0 if dm else 0.0  # + 0.0: no "-0.0"
+                lines.append(f"  {CAT_LABEL[c]:<18} {b0.cats_us[c]:9.1f} -> {s.cats_us[c]:9.1f} us"
                              f"  {d:+9.1f} us  ({share:5.1f}% of the difference)")
-            lines.append(f"  {'total':<18} {sum(base.cats_us.values()):9.1f} -> "
+            lines.append(f"  {'total':<18} {sum(b0.cats_us.values()):9.1f} -> "
                          f"{sum(s.cats_us.values()):9.1f} us  {dm:+9.1f} us")
-            if base.stages_us and s.stages_us:
+            if b0.stages_us and s.stages_us:
                 lines.append("  op-tracker stages (primary), mean time between events:")
-                keys = [k for k in base.stages_us if k in s.stages_us]
-                keys.sort(key=lambda k: -abs(s.stages_us[k] - base.stages_us[k]))
-                for k in keys[:6]:
-                    d = s.stages_us[k] - base.stages_us[k]
-                    lines.append(f"    {k:<48} {base.stages_us[k]:8.1f} -> {s.stages_us[k]:8.1f}"
+                for k in _stage_order(b0.stages_us, s.stages_us)[:6]:
+                    d = s.stages_us[k] - b0.stages_us[k]
+                    lines.append(f"    {k:<48} {b0.stages_us[k]:8.1f} -> {s.stages_us[k]:8.1f}"
                                  f"  {d:+8.1f} us")
-        if self.kind == "fio" and base.cats_us is not None and all(s.cats_us is None for s in self.sides[1:]):
-            lines.append(f"\n{base.name}: where its mean latency goes\n(the measured file has no "
-                         "per-stage times to compare with):")
+        lone = self._lone_breakdown(direction)
+        if lone is not None:
+            inp, s = lone
+            lines.append(f"\n{inp.label} ({inp.name}): where its {direction} mean latency goes\n"
+                         f"(the {base.label} file has no per-stage times to compare with):")
             for c in CATEGORIES:
-                lines.append(f"  {CAT_LABEL[c]:<18} {base.cats_us[c]:9.1f} us")
+                lines.append(f"  {CAT_LABEL[c]:<18} {s.cats_us[c]:9.1f} us")  # type: ignore[index]
         return "\n".join(lines) + ("\n" if lines else "")
 
+    def _lone_breakdown(self, direction: str) -> tuple[Input, Side] | None:
+        """compare-fio: the simulated side's breakdown when the measured file has none."""
+        sides = self.tables[direction]
+        if self.kind != "fio" or sides[0].cats_us is not None or sides[1].cats_us is None:
+            return None
+        return self.inputs[1], sides[1]
 
-def _letter(i: int) -> str:
-    return chr(ord("A") + i)
+    # ------------------------------------------------------------------ markdown
+    def to_markdown(self) -> str:
+        """A report in the style of cbt's comparison reports (GitHub-flavoured markdown)."""
+        base = self.base
+        if self.kind == "fio":
+            what = "cephsim compare-fio: simulated against measured"
+        else:
+            others = (_md(self.inputs[1].name) if len(self.inputs) == 2
+                      else f"{len(self.inputs) - 1} scenarios")
+            what = f"cephsim compare: {others} against {_md(base.name)}"
+        out = [f"# {what}", "",
+               "| | name | file | seeds | origin |", "| :--- | :--- | :--- | :--- | :--- |"]
+        for inp in self.inputs:
+            role = " (baseline)" if inp is base else ""
+            out.append(f"| {inp.label}{role} | {_md(inp.name)} | `{_md(inp.source)}` | "
+                       f"{_seeds(inp.seeds) or '-'} | {inp.origin} |")
+        out.append("")
+        if self.overrides:
+            out += ["Every scenario with " + ", ".join(f"`--set {_md(o)}`" for o in self.overrides)
+                    + ".", ""]
+        out += [f"Sign: {self.convention()}; a positive change is a higher figure than "
+                f"{base.label}'s (faster for IOPS and bandwidth, slower for latencies).", ""]
+        for direction, sides in self.tables.items():
+            out += [f"## {direction}", ""]
+            head = ["metric"]
+            for i, inp in enumerate(self.inputs):
+                head.append(f"{inp.label}: {_md(inp.name)}")
+                if i:
+                    head += [self.minus(inp), f"change {self.ratio(inp)}"]
+            out += ["| " + " | ".join(head) + " |",
+                    "| :--- |" + " ---: |" * (len(head) - 1)]
+            for key, _, _ in METRICS:
+                title, cells = self._row(direction, key)
+                row = [title]
+                for value, change in cells:
+                    row += [value, *(change or ())]
+                out.append("| " + " | ".join(row) + " |")
+            out.append("")
+            out += self._explain_markdown(direction)
+        if self.notes:
+            out += ["## Notes", ""] + [f"- {n}" for n in self.notes] + [""]
+        return "\n".join(out)
+
+    def _explain_markdown(self, direction: str) -> list[str]:
+        sides = self.tables[direction]
+        base, b0 = self.base, sides[0]
+        out: list[str] = []
+        for inp, s in zip(self.inputs[1:], sides[1:]):
+            if b0.cats_us is None or s.cats_us is None:
+                continue
+            dm = sum(s.cats_us.values()) - sum(b0.cats_us.values())
+            out += [f"### {direction}: where {self.minus(inp)} of the mean latency comes from",
+                    "", f"Along the critical path ({dm:+.1f} us in all):", "",
+                    f"| category | {base.label} (us) | {inp.label} (us) | {self.minus(inp)} (us) "
+                    f"| share of {self.minus(inp)} |", "| :--- | ---: | ---: | ---: | ---: |"]
+            for c in sorted(CATEGORIES, key=lambda c: -abs(s.cats_us[c] - b0.cats_us[c])):
+                d = s.cats_us[c] - b0.cats_us[c]
+                share = f"{100 * d / dm + 0.0:.1f} %" if dm else "-"
+                out.append(f"| {CAT_LABEL[c]} | {b0.cats_us[c]:,.1f} | {s.cats_us[c]:,.1f} | "
+                           f"{d:+,.1f} | {share} |")
+            out += [f"| total | {sum(b0.cats_us.values()):,.1f} | {sum(s.cats_us.values()):,.1f} | "
+                    f"{dm:+,.1f} | {'100.0 %' if dm else '-'} |", ""]
+            if b0.stages_us and s.stages_us:
+                out += ["Op-tracker stages at the primary, mean time between events:", "",
+                        f"| stage | {base.label} (us) | {inp.label} (us) | "
+                        f"{self.minus(inp)} (us) |", "| :--- | ---: | ---: | ---: |"]
+                for k in _stage_order(b0.stages_us, s.stages_us):
+                    d = s.stages_us[k] - b0.stages_us[k]
+                    out.append(f"| {_md(k)} | {b0.stages_us[k]:,.1f} | {s.stages_us[k]:,.1f} | "
+                               f"{d:+,.1f} |")
+                out.append("")
+        lone = self._lone_breakdown(direction)
+        if lone is not None:
+            inp, s = lone
+            cats = s.cats_us or {}
+            total = sum(cats.values())
+            out += [f"### {direction}: where the {inp.label} mean latency goes", "",
+                    f"The {base.label} file has no per-stage times to compare with.", "",
+                    f"| category | {inp.label} (us) | share |", "| :--- | ---: | ---: |"]
+            out += [f"| {CAT_LABEL[c]} | {cats[c]:,.1f} | "
+                    + (f"{100 * cats[c] / total:.1f} %" if total else "-") + " |"
+                    for c in CATEGORIES]
+            out += [f"| total | {total:,.1f} | {'100.0 %' if total else '-'} |", ""]
+        return out
+
+
+def _stage_order(a: dict[str, float], b: dict[str, float]) -> list[str]:
+    keys = [k for k in a if k in b]
+    keys.sort(key=lambda k: -abs(b[k] - a[k]))
+    return keys
+
+
+def _digits(key: str, m: float) -> int:
+    if key == "iops":
+        return 0 if m >= 100 else 1
+    if key == "bw_mib_s":
+        return 2 if m < 100 else 1
+    return 1
 
 
 def _signed(m: float, h: float | None, digits: int) -> str:
     s = fmt_ci(m, h, digits)
     return s if s.startswith("-") else "+" + s
+
+
+def _seeds(seeds: list[int]) -> str:
+    if len(seeds) > 2 and seeds == list(range(seeds[0], seeds[-1] + 1)):
+        return f"{seeds[0]}-{seeds[-1]}"
+    return ", ".join(map(str, seeds))
+
+
+def _md(text: str) -> str:
+    """Text for a markdown table cell: a '|' would end the cell."""
+    return str(text).replace("|", "\\|")
 
 
 def _r(x: float | None) -> float | None:
@@ -187,6 +395,18 @@ def _r(x: float | None) -> float | None:
 
 
 # ------------------------------------------------------------------ scenarios
+
+
+def planned_directions(sc: Any) -> list[str]:
+    """The directions a scenario's workload issues (randrw with rwmixread 0 or 100: one)."""
+    w = sc.workload
+    mixed = w.rw in ("rw", "randrw")
+    dirs = []
+    if w.rw in ("write", "randwrite") or (mixed and w.rwmixread < 100):
+        dirs.append("write")
+    if w.rw in ("read", "randread") or (mixed and w.rwmixread > 0):
+        dirs.append("read")
+    return dirs
 
 
 def compare(paths: Sequence[str | Path], overrides: Sequence[str] | None = None, *, seeds: int = 3,
@@ -203,6 +423,12 @@ def compare(paths: Sequence[str | Path], overrides: Sequence[str] | None = None,
     ov = list(overrides or [])
     loaded = [load_resolved(p, ov) for p in paths]  # every file validated before anything runs
     scs = [sc for sc, _ in loaded]
+    planned = [planned_directions(sc) for sc in scs]
+    directions = [d for d in DIRECTIONS if all(d in p for p in planned)]
+    if not directions:  # known from the workloads: say so before minutes of simulation
+        raise CephsimError.single(
+            "the scenarios share no direction to compare: "
+            + "; ".join(f"{p} {'+'.join(d) or 'no I/O'}" for p, d in zip(paths, planned)))
     base = scs[0].run.seed if seed is None else seed
     seed_list = [base + k for k in range(seeds)]
     tasks = [Task(str(p), tuple(ov), s, records=True) for p in paths for s in seed_list]
@@ -211,51 +437,104 @@ def compare(paths: Sequence[str | Path], overrides: Sequence[str] | None = None,
     names = [sc.name for sc in scs]
     if len(set(names)) < len(names):
         names = [f"{sc.name} ({Path(p).name})" for sc, p in zip(scs, paths)]
-    sides = []
     k = len(seed_list)
-    for i, p in enumerate(paths):
+    from cephsim import __version__
+
+    inputs = [Input(_letter(i), names[i], str(p), seed_list, f"simulated, cephsim-{__version__}",
+                    assumptions(*loaded[i], ov)) for i, p in enumerate(paths)]
+    cmp_ = Comparison(inputs, {d: [] for d in directions}, overrides=ov)
+    empty: list[str] = []
+    for i in range(len(paths)):
         runs = res[i * k:(i + 1) * k]
-        side = Side(name=names[i], source=str(p),
-                    values={key: [r[key] for r in runs] for key, _, _ in ROWS},
-                    assumptions=assumptions(*loaded[i], ov))
-        side.batch = [r.get("batch_means_us", []) for r in runs]
-        if k == 1:
-            side.ci["mean_us"] = mean_ci(side.batch[0])[1] if side.batch[0] else None
-        cats = [[a / r["ios"] / 1e3 for a in r["acc_sum_ns"]] for r in runs if r.get("acc_sum_ns")]
-        if cats:
-            side.cats_us = {c: sum(x[j] for x in cats) / len(cats) for j, c in enumerate(CATEGORIES)}
-        stages = [r["breakdown"]["op_tracker_us"] for r in runs if r.get("breakdown")]
-        if stages:
-            side.stages_us = {s: sum(x[s] for x in stages) / len(stages) for s in stages[0]}
-        sides.append(side)
-    cmp_ = Comparison(sides, seeds=seed_list)
+        for d in directions:
+            per = [r.get("by_direction", {}).get(d) for r in runs]
+            if any(x is None for x in per):  # e.g. randrw with a tiny run and few reads
+                empty.append(f"{inputs[i].label} {d}")
+                cmp_.tables[d].append(Side({key: [None] * k for key, _, _ in METRICS}))
+                continue
+            cmp_.tables[d].append(_run_side(per))
+    if empty:
+        cmp_.notes.append(f"no I/O in some seeds' runs ({', '.join(empty)}): shown as '-'")
     if k == 1:
         cmp_.notes.append("one seed: the interval of the mean is from batch means within the run; "
                           "use --seeds K for intervals across seeds")
-    cmp_.notes.append("IOPS over the exact run time; mean = fio lat avg; percentiles = fio clat "
-                      "percentiles; ± = "
+    cmp_.notes.append("IOPS and bandwidth over the exact run time; mean = fio lat avg; "
+                      "percentiles = fio clat percentiles; ± = "
                       f"{LEVEL:.0%} confidence interval" + (" across seeds (Welch for differences)"
                                                            if k > 1 else ""))
     return cmp_
 
 
+def _run_side(per: list[dict[str, Any]]) -> Side:
+    """One scenario's side in one direction from its runs (one per seed)."""
+    vals: dict[str, list[float | None]] = {key: [r[key] for r in per] for key, _, _ in METRICS
+                                           if key != "bw_mib_s"}
+    vals["bw_mib_s"] = [r["bw_bytes"] / MIB for r in per]
+    side = Side(vals)
+    if len(per) == 1:
+        batch = per[0].get("batch_means_us") or []
+        side.ci["mean_us"] = mean_ci(batch)[1] if batch else None
+    cats = [[a / r["ios"] / 1e3 for a in r["acc_sum_ns"]] for r in per if r.get("acc_sum_ns")]
+    if cats:
+        side.cats_us = {c: sum(x[j] for x in cats) / len(cats) for j, c in enumerate(CATEGORIES)}
+    stages = [r["breakdown"]["op_tracker_us"] for r in per if r.get("breakdown")]
+    if stages:
+        side.stages_us = {s: sum(x[s] for x in stages) / len(stages) for s in stages[0]}
+    return side
+
+
+def _letter(i: int) -> str:
+    return chr(ord("A") + i)
+
+
 # ------------------------------------------------------------------ fio files
 
 
-def _fio_side(path: str | Path, direction: str | None) -> tuple[Side, str]:
+@dataclass
+class _FioFile:
+    path: str
+    job: Any  #: the first job (FioJob)
+    version: str | None
+    cephsim: dict[str, Any] | None  #: the cephsim object of a cephsim output
+
+    def directions(self) -> list[str]:
+        return [d for d in DIRECTIONS if d in self.job.directions
+                and self.job.directions[d].has_figures()]
+
+
+def _read_fio(path: str | Path) -> _FioFile:
     from cephsim.formats.readers.detect import read_any
     from cephsim.formats.readers.model import FioMeasurement
-    from cephsim.tools.stats import summary_ci
 
     m = read_any(path)
     if not isinstance(m, FioMeasurement) or not m.jobs:
         raise CephsimError.single(f"not a fio result (read as {getattr(m, 'format', '?')})",
                                   file=str(path))
-    job = m.jobs[0]
-    d = direction or ("write" if "write" in job.directions else next(iter(job.directions), None))
-    if d is None or d not in job.directions:
-        raise CephsimError.single(f"no {d or 'read/write'} results in the first job", file=str(path))
-    fd = job.directions[d]
+    ceph = None
+    try:  # a cephsim result carries its seed and breakdown beside fio's jobs
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        if isinstance(doc, dict) and isinstance(doc.get("cephsim"), dict):
+            ceph = doc["cephsim"]
+    except (ValueError, OSError, UnicodeDecodeError):
+        pass
+    return _FioFile(str(path), m.jobs[0], m.fio_version, ceph)
+
+
+def _fio_input(f: _FioFile, label: str) -> Input:
+    if f.cephsim is not None:
+        seed = f.cephsim.get("seed")
+        ok = isinstance(seed, int) and not isinstance(seed, bool)
+        told = f.cephsim.get("assumptions")
+        return Input(label, f.job.name, f.path, [seed] if ok else [],
+                     f"simulated, {f.version or 'cephsim'}",
+                     told if isinstance(told, dict) else None)
+    return Input(label, f.job.name, f.path, [], f"measured, {f.version or 'fio'}")
+
+
+def _fio_side(f: _FioFile, d: str) -> Side:
+    from cephsim.tools.stats import summary_ci
+
+    fd = f.job.directions[d]
     lat = fd.lat or fd.clat
     pct = fd.percentiles or {}
 
@@ -264,46 +543,80 @@ def _fio_side(path: str | Path, direction: str | None) -> tuple[Side, str]:
         return v / 1e3 if v is not None else None
 
     mean = lat.mean_ns / 1e3 if lat and lat.mean_ns is not None else None
-    side = Side(name=job.name, source=str(path),
-                values={"iops": [fd.iops], "mean_us": [mean], "p50_us": [p(50.0)],
-                        "p99_us": [p(99.0)], "p999_us": [p(99.9)]})
+    side = Side({"iops": [fd.iops], "bw_mib_s": [fd.bw_bytes / MIB if fd.bw_bytes is not None
+                                                 else None],
+                 "mean_us": [mean], "p50_us": [p(50.0)], "p99_us": [p(99.0)],
+                 "p999_us": [p(99.9)]}, percentiles_of=fd.percentiles_of or "clat")
     if lat is not None and mean is not None:
-        n = lat.n or fd.total_ios
-        h = summary_ci(lat.mean_ns, lat.stddev_ns, n)
+        h = summary_ci(lat.mean_ns, lat.stddev_ns, lat.n or fd.total_ios)
         side.ci["mean_us"] = h / 1e3 if h is not None else None
-    # a cephsim result carries its breakdown
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-        b = ((doc.get("cephsim") or {}).get("breakdown") or {}).get(d)
-        side.assumptions = (doc.get("cephsim") or {}).get("assumptions")
-        if b:
-            side.cats_us = dict(b["critical_path_us"])
-            side.stages_us = dict(b["op_tracker_us"])
-            side.name = f"{side.name} (cephsim)"
-    except (ValueError, OSError, AttributeError, KeyError, TypeError):
-        pass
-    return side, d
+        b = (f.cephsim or {}).get("breakdown") or {}
+        if b.get(d):
+            side.cats_us = {c: _finite(b[d]["critical_path_us"][c]) for c in CATEGORIES}
+            side.stages_us = {str(k): _finite(v) for k, v in b[d]["op_tracker_us"].items()}
+    except (AttributeError, KeyError, TypeError, ValueError):
+        # an edited or foreign 'cephsim' object: the figures still compare, without it
+        side.cats_us = side.stages_us = None
+    return side
+
+
+def _finite(v: Any) -> float:
+    if isinstance(v, bool) or not math.isfinite(float(v)):
+        raise ValueError(v)
+    return float(v)
 
 
 def compare_fio(simulated: str | Path, measured: str | Path,
                 direction: str | None = None) -> Comparison:
-    if direction is not None and direction not in ("read", "write"):
+    """``simulated`` against ``measured`` (the baseline), in every direction both have."""
+    if direction is not None and direction not in DIRECTIONS:
         raise CephsimError.single(f"--direction {direction!r}: must be read or write")
-    a, d = _fio_side(simulated, direction)
-    b, _ = _fio_side(measured, d)
-    if a.name == b.name:
-        a.name, b.name = f"{a.name} (A)", f"{b.name} (B)"
-    if not b.name.endswith("(cephsim)") and not b.name.endswith("(B)"):
-        b.name = f"{b.name} (measured)"
-    c = Comparison([a, b], kind="fio")
-    for side in (a, b):
-        missing = [label for key, label in (("mean_us", "mean"), ("p50_us", "p50"),
-                                            ("p99_us", "p99"), ("p999_us", "p99.9"))
-                   if side.values[key][0] is None]
-        if missing:  # shown as '-': say why rather than leave a blank
-            c.notes.append(f"{side.source} gives no {', '.join(missing)} for {d}s: the file may be "
-                           "cut short, or fio ran with a percentile_list without them")
-    c.notes.append(f"{d} direction; mean = fio lat avg; percentiles as each file reports them "
-                   "(clat by default); ± on means = 95% interval from fio's mean, stddev and N "
-                   "(ops treated as independent: optimistic); none on IOPS and percentiles")
+    sim, meas = _read_fio(simulated), _read_fio(measured)
+    # refusals name the first job's line: the job compared
+    if direction is not None:
+        for f in (sim, meas):
+            if direction not in f.directions():
+                raise CephsimError.single(f"no {direction} results in the first job "
+                                          f"({f.job.name})", file=f.path, line=f.job.line)
+        directions = [direction]
+    else:
+        for f in (sim, meas):
+            if not f.directions():
+                raise CephsimError.single(f"no read/write results in the first job "
+                                          f"({f.job.name})", file=f.path, line=f.job.line)
+        directions = [d for d in DIRECTIONS if d in sim.directions() and d in meas.directions()]
+        if not directions:
+            raise CephsimError.single(
+                f"no direction in common: this measurement has {'+'.join(meas.directions())}, "
+                f"the simulated {sim.path} has {'+'.join(sim.directions())}",
+                file=meas.path, line=meas.job.line)
+    inputs = [_fio_input(meas, "measured"), _fio_input(sim, "simulated")]
+    c = Comparison(inputs, {d: [_fio_side(meas, d), _fio_side(sim, d)] for d in directions},
+                   kind="fio")
+    if meas.cephsim is not None:
+        c.notes.append(f"the measured file {meas.path} is itself a cephsim result: it stands as "
+                       "the baseline all the same")
+    if direction is None:
+        for f in (sim, meas):
+            left = [d for d in f.directions() if d not in directions]
+            if left:
+                c.notes.append(f"{f.path} also has {', '.join(left)} results, which the other "
+                               "file has not: not compared")
+    for d in directions:
+        for inp, side in zip(inputs, c.tables[d]):
+            missing = [label for key, label in (("mean_us", "mean"), ("p50_us", "p50"),
+                                                ("p99_us", "p99"), ("p999_us", "p99.9"))
+                       if side.values[key][0] is None]
+            if missing:  # shown as '-': say why rather than leave a blank
+                c.notes.append(f"{inp.source} gives no {', '.join(missing)} for {d}s: the file "
+                               "may be cut short, or fio ran with a percentile_list without them")
+        kinds = {s.percentiles_of for s in c.tables[d]}
+        if len(kinds) > 1:
+            c.notes.append(f"{d} percentiles: " + ", ".join(
+                f"{i.label} of {s.percentiles_of}" for i, s in zip(inputs, c.tables[d]))
+                           + " (fio lat_percentiles): lat includes the submission latency")
+    c.notes.append("mean = fio lat avg; percentiles as each file reports them (clat by default); "
+                   "± on means = 95% interval from fio's mean, stddev and N (ops treated as "
+                   "independent: optimistic); none on IOPS, bandwidth and percentiles")
     return c

@@ -230,18 +230,30 @@ def _run_task(task: Task) -> dict[str, Any]:
     if d is None or d.total_ios == 0:
         out.update({k: math.nan for k, _, _ in METRICS})
         return out
-    pct = d.clat_percentiles
-    out.update({"iops": d.iops_exact, "mean_us": d.lat.mean / 1e3,
-                "p50_us": pct[50.0] / 1e3, "p99_us": pct[99.0] / 1e3, "p999_us": pct[99.9] / 1e3})
-    if task.records:
+    out.update(_direction_figures(d))
+    if task.records:  # a comparison: every direction that ran, each with its breakdown
         a = res.records.arrays()
-        mask = a["is_write"] if direction == "write" else ~a["is_write"]
-        lat = (a["complete"] - a["submit"])[mask]
-        out["batch_means_us"] = batch_mean_values(lat / 1e3)
         b = breakdown(res) or {}
-        out["breakdown"] = b.get(direction)
-        out["acc_sum_ns"] = [int(x) for x in np.asarray(a["acc"][mask]).sum(axis=0)]
+        out["by_direction"] = {}
+        for name, ds in (("write", js.write), ("read", js.read)):
+            if ds is None or ds.total_ios == 0:
+                continue
+            mask = a["is_write"] if name == "write" else ~a["is_write"]
+            lat = (a["complete"] - a["submit"])[mask]
+            out["by_direction"][name] = {
+                **_direction_figures(ds), "ios": ds.total_ios,
+                "batch_means_us": batch_mean_values(lat / 1e3), "breakdown": b.get(name),
+                "acc_sum_ns": [int(x) for x in np.asarray(a["acc"][mask]).sum(axis=0)]}
     return out
+
+
+def _direction_figures(d: Any) -> dict[str, float]:
+    """IOPS and bandwidth over the exact run time, mean (lat) and clat percentiles of one
+    direction's :class:`~cephsim.formats.report.fio_stats.DirectionStats`."""
+    pct = d.clat_percentiles
+    return {"iops": d.iops_exact, "bw_bytes": d.io_bytes * 1e9 / d.runtime_ns if d.runtime_ns
+            else 0.0, "mean_us": d.lat.mean / 1e3, "p50_us": pct[50.0] / 1e3,
+            "p99_us": pct[99.0] / 1e3, "p999_us": pct[99.9] / 1e3}
 
 
 # ----------------------------------------------------------------- executors

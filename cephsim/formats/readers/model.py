@@ -140,6 +140,7 @@ class PingSummary(_ToDict):
     received: int | None = None
     loss_percent: float | None = None
     payload_bytes: int | None = None
+    host: str | None = None  #: the address pinged (``PING name (address) ...``)
     samples_ns: list[int] = field(default_factory=list)  #: per-reply ``time=`` values
 
 

@@ -11,8 +11,8 @@ Quirks handled:
 - Loss line ``N packets transmitted, M received, [+E errors,] X% packet loss``
   (BusyBox says ``M packets received``).
 - Per-reply ``time=0.061 ms`` samples are kept (the first reply is often an
-  ARP/ND warm-up outlier); payload size from the ``PING host (ip) 56(84)
-  bytes`` header.
+  ARP/ND warm-up outlier); payload size and address from the ``PING host (ip)
+  56(84) bytes`` header.
 - Several runs per file (one summary each), summaries pasted without the rest
   of the output.  An unreadable number in a summary is left missing with a
   warning; an unknown unit is an error.
@@ -38,7 +38,9 @@ _SUMMARY_RE = re.compile(r"^\s*(?:rtt|round-trip)\s+(?P<labels>min/avg/max(?:/\w
                          r"(?P<vals>\S+)\s+(?P<unit>\S+?)\s*(?:,.*)?$")
 _LOSS_RE = re.compile(r"(?P<tx>\d+) packets transmitted, (?P<rx>\d+) (?:packets )?received"
                       r".*?(?P<loss>[\d.]+)% packet loss")
-_HEADER_RE = re.compile(r"^PING \S+ \([^)]*\):? (?P<size>\d+)(?:\(\d+\))? (?:data )?bytes")
+# iputils writes "PING ::1(::1) 56 data bytes" for IPv6: no space before the address
+_HEADER_RE = re.compile(r"^PING (?P<name>[^\s(]+) ?\((?P<addr>[^)]*)\):? (?P<size>\d+)"
+                        r"(?:\(\d+\))? (?:data )?bytes")
 _REPLY_RE = re.compile(r"\btime[=<]\s*(?P<t>[\d.]+)\s*(?P<unit>ms|us|usec|s)\b")
 
 
@@ -61,7 +63,9 @@ def read_ping(path: Path | str, text: str | None = None) -> NetLatencyMeasuremen
         if m:
             if touched:  # previous run had no summary line (e.g. 100% loss)
                 runs.append(pending)
-            pending, touched = PingSummary(line=ln, payload_bytes=int(m["size"])), True
+            pending = PingSummary(line=ln, payload_bytes=int(m["size"]),
+                                  host=m["addr"].strip() or m["name"])
+            touched = True
             continue
         m = _REPLY_RE.search(raw)
         if m and "bytes from" in raw:

@@ -75,7 +75,8 @@ def cv_text(folds: list[Fold], skipped: list[str], params: list[Param], opts: Fi
     for s in skipped:
         lines.append(f"  skipped: {s}")
     lines.append("")
-    lines.append("| left out | trained on | stat | measured | predicted | error |")
+    lines.append("| left out | trained on | stat | measured | predicted | error (predicted - "
+                 "measured) / measured |")
     lines.append("|---|---|---|---|---|---|")
     for f in folds:
         for j, (s, m, p, e) in enumerate(f.rows):

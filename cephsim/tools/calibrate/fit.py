@@ -297,7 +297,7 @@ def fit_text(res: FitResult) -> str:
         e = "-" if r.error is None else f"{r.error:+.1f}%"
         lines.append(f"  {r.case:<22} {r.stat:<11} {_fmt(r.measured, r.unit):>10} {b:>10} {f:>10} {e:>8}")
     lines.append("  (latencies in us, iops in IOPS; before = catalog values, fitted = with the "
-                 "fit)")
+                 "fit; error = (fitted - measured) / measured)")
     return "\n".join(lines) + "\n"
 
 

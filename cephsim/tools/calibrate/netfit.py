@@ -1,9 +1,13 @@
-"""Per-hop network latency model from qperf (or listed) one-way latencies.
+"""Per-hop network latency model from qperf or ping outputs (or listed) one-way latencies.
 
 qperf ``tcp_lat``/``udp_lat`` report ONE-WAY latency (half the round trip) for
-one message size.  Across several sizes the one-way latency is close to a line,
+one message size; ping reports round trips (echo request and reply, each carrying the
+payload), halved here.  Across several sizes the one-way latency is close to a line,
 ``L(s) = fixed + per_byte * s``, fitted here by ordinary least squares (with the
-standard errors of the coefficients when there are more than two sizes).
+standard errors of the coefficients when there are more than two sizes).  With one size
+(a plain ``ping``: 56 bytes) only the fixed part is pinned, as the latency at that size
+less the wire's per-byte time when ``--speed`` is given (an upper bound: a per-byte cost
+beyond the wire stays in it); the per-byte part is then not reported.
 
 How the line maps onto the catalog (``cephsim catalog nics|switches``): the
 simulator builds one hop as kernel TCP send (a software cost, ``kernel.tcp_tx``)
@@ -38,12 +42,13 @@ TX_SHARE = 1.3 / (1.3 + 3.5)  #: the catalog's 10G class split (nics.yaml)
 
 @dataclass
 class Point:
-    size: int  #: message bytes
+    size: int  #: message bytes (ping: the payload, ``ping -s``)
     one_way_ns: float
     source: str
     group: str
     file: str | None = None  #: where the point was read (for errors)
     line: int | None = None
+    kind: str = "one-way"  #: "one-way" (qperf, figures) or "ping" (round trip / 2)
 
 
 @dataclass
@@ -51,22 +56,42 @@ class LineFit:
     group: str
     points: list[Point]
     fixed_ns: float
-    per_byte_ns: float
+    per_byte_ns: float | None  #: None: one message size, the per-byte part is not measured
     fixed_se: float | None
     per_byte_se: float | None
     notes: list[str] = field(default_factory=list)
     derived: dict[str, Any] = field(default_factory=dict)
+    wire_taken_out_ns: float = 0.0  #: one size: wire per byte subtracted from the fixed part
+
+    @property
+    def sizes(self) -> list[int]:
+        return sorted({p.size for p in self.points})
+
+    @property
+    def pinned(self) -> list[str]:
+        return ["fixed"] if self.per_byte_ns is None else ["fixed", "per_byte"]
+
+    def line_ns(self, size: int) -> float:
+        """The fitted one-way latency at ``size`` (one size: fixed + the wire taken out)."""
+        per_byte = self.wire_taken_out_ns if self.per_byte_ns is None else self.per_byte_ns
+        return self.fixed_ns + per_byte * size
 
     def to_dict(self) -> dict[str, Any]:
-        return {"group": self.group, "fixed_ns": self.fixed_ns, "fixed_se_ns": self.fixed_se,
+        return {"group": self.group, "measured_as": _MEASURED_AS[self.points[0].kind],
+                "sizes_bytes": self.sizes, "pinned": self.pinned,
+                "fixed_ns": self.fixed_ns, "fixed_se_ns": self.fixed_se,
                 "per_byte_ns": self.per_byte_ns, "per_byte_se_ns": self.per_byte_se,
                 "points": [{"size_bytes": p.size, "one_way_ns": p.one_way_ns, "source": p.source}
                            for p in self.points],
                 "catalog": self.derived, "notes": self.notes}
 
 
+_MEASURED_AS = {"one-way": "one-way latency", "ping": "ping round trip / 2"}
+
+
 def read_points(paths: list[Path]) -> tuple[list[Point], list[str]]:
-    """qperf files (via the readers) or a YAML list of figures (``calibration/seed002``)."""
+    """qperf or ping files (via the readers) or a YAML list of figures
+    (``calibration/seed002``)."""
     from cephsim.formats.readers.detect import read_any
     from cephsim.formats.readers.model import NetLatencyMeasurement
 
@@ -77,9 +102,15 @@ def read_points(paths: list[Path]) -> tuple[list[Point], list[str]]:
             pts += _yaml_points(p)
             continue
         m = read_any(p)
+        if isinstance(m, NetLatencyMeasurement) and m.ping:
+            got, w = _ping_points(p, m.ping)
+            pts += got
+            warn += w
+            continue
         if not isinstance(m, NetLatencyMeasurement) or not m.qperf:
-            raise CephsimError.single(f"not qperf output (read as {m.format}); the network fit "
-                                      "needs qperf tcp_lat/udp_lat results", file=str(p))
+            raise CephsimError.single(f"not qperf or ping output (read as {m.format}); the "
+                                      "network fit needs qperf tcp_lat/udp_lat results or ping "
+                                      "round trips", file=str(p))
         for r in m.qperf:
             if r.one_way_latency_ns is None or not r.test.endswith("_lat"):
                 continue
@@ -92,6 +123,48 @@ def read_points(paths: list[Path]) -> tuple[list[Point], list[str]]:
     if not pts:
         raise CephsimError.single("no qperf latency with a known message size in "
                                   + ", ".join(map(str, paths)))
+    return pts, warn
+
+
+def _ping_points(p: Path, runs: list[Any]) -> tuple[list[Point], list[str]]:
+    """One point per ping run: half its mean round trip at its payload size, grouped by the
+    address pinged.  The first reply is left out when there are others: it often pays the
+    neighbour (ARP/ND) lookup and cold caches (the loopback fixtures: 0.83 ms, then 0.06).
+    A file none of whose runs can be used is refused, at its first run."""
+    pts: list[Point] = []
+    warn: list[str] = []
+    refused: tuple[int, str] | None = None
+    for run in runs:
+        where = f"{p}:{run.line}"
+        if run.payload_bytes is None:
+            why = ("a ping summary without its 'PING host (address) N(M) bytes' line: the "
+                   "payload size is unknown; give the whole ping output")
+        elif run.samples_ns or run.rtt_avg_ns is not None:
+            why = ""
+        else:
+            why = (f"no round trip ({run.transmitted} sent, {run.received} received)"
+                   if run.transmitted is not None else "no round trip")
+            if run.payload_bytes < 16:  # the send time travels in the payload
+                why += ("; ping times replies only with a payload of 16 bytes or more, "
+                        f"not -s {run.payload_bytes}")
+        if why:
+            warn.append(f"{where}: {why}; left out")
+            refused = refused or (run.line, why)
+            continue
+        samples = run.samples_ns
+        if len(samples) > 1:
+            rtt, how = sum(samples[1:]) / (len(samples) - 1), \
+                f"mean of {len(samples) - 1} replies after the first"
+        elif samples:
+            rtt, how = float(samples[0]), "one reply"
+        else:
+            rtt, how = float(run.rtt_avg_ns), "the summary's avg (first reply included)"
+        host = run.host or "?"
+        pts.append(Point(run.payload_bytes, rtt / 2, f"{where}, {how}", f"ping {host}", str(p),
+                         run.line, kind="ping"))
+    if not pts and refused is not None:
+        raise CephsimError.single(f"nothing to fit in this ping output: {refused[1]}",
+                                  file=str(p), line=refused[0] or None)
     return pts, warn
 
 
@@ -147,12 +220,14 @@ def _yaml_points(p: Path) -> list[Point]:
     return out
 
 
-def fit_line(group: str, pts: list[Point]) -> LineFit:
+def fit_line(group: str, pts: list[Point], wire_per_byte_ns: float | None = None,
+             loopback: bool = False) -> LineFit:
+    """The least-squares line through the points; with one message size, the fixed part
+    alone (the mean latency at that size less ``wire_per_byte_ns`` x size, when known)."""
     sizes = np.array([p.size for p in pts], dtype=float)
     lat = np.array([p.one_way_ns for p in pts], dtype=float)
     if len(set(sizes.tolist())) < 2:
-        raise CephsimError.single(f"{group}: a per-byte cost needs at least two message sizes "
-                                  f"(got {sorted(set(int(s) for s in sizes))})")
+        return _one_size(group, pts, wire_per_byte_ns, loopback)
     a = np.vstack([np.ones_like(sizes), sizes]).T
     coef, *_ = np.linalg.lstsq(a, lat, rcond=None)
     fixed, per_byte = float(coef[0]), float(coef[1])
@@ -172,15 +247,57 @@ def fit_line(group: str, pts: list[Point]) -> LineFit:
     return LineFit(group, pts, fixed, per_byte, se_f, se_b)
 
 
+def _one_size(group: str, pts: list[Point], wire_per_byte_ns: float | None,
+              loopback: bool) -> LineFit:
+    size = pts[0].size
+    lat = np.array([p.one_way_ns for p in pts], dtype=float)
+    wire = wire_per_byte_ns or 0.0
+    se = float(lat.std(ddof=1) / math.sqrt(lat.size)) if lat.size > 1 else None
+    fit = LineFit(group, pts, float(lat.mean()) - wire * size, None, se, None,
+                  wire_taken_out_ns=wire)
+    how = ("ping runs at two or more payload sizes: ping -s 56, ping -s 8000, ..., in one "
+           "file or several" if pts[0].kind == "ping" else
+           "two or more message sizes: qperf -v -oo msg_size:1:64K:*8")
+    fit.notes.append(f"one message size ({size} B): this pins the fixed part only; the "
+                     f"per-byte part is not measured, that needs {how}")
+    if loopback:
+        fit.notes.append(f"fixed = the latency at {size} B, which still holds that size's "
+                         "memory copies (an upper bound)")
+    elif wire_per_byte_ns:
+        fit.notes.append(f"fixed = latency at {size} B less the wire's {wire:.4f} ns/B; a "
+                         "per-byte cost beyond the wire stays in it (1 ns/B more would be "
+                         f"{size / 1e3:.3f} us): an upper bound")
+    else:
+        fit.notes.append(f"fixed = the latency at {size} B, which still holds that size's "
+                         "per-byte time (an upper bound; --speed takes the wire's share out: "
+                         f"{size * 8 / 10:.1f} ns per link at 10 Gbit/s)")
+    return fit
+
+
+def _wire_per_byte(speed_bps: float, links: int, store_forward: bool) -> float:
+    """Serialisation per byte of one message: once cut-through (the egress overlaps the
+    ingress); store-and-forward, once per link for a message that fits in one frame
+    (qperf's usual sizes; beyond, the per-byte slope is 1 link)."""
+    return (links if store_forward else 1) * 8e9 / speed_bps
+
+
 def derive(fit: LineFit, speed_bps: float | None, kernel_ns: float, switch_ns: float,
            links: int, loopback: bool, store_forward: bool = False) -> None:
     """Catalog-unit figures for a NIC/switch entry from a fitted line."""
+    ping = fit.points[0].kind == "ping"
+    known = fit.per_byte_ns is not None
     d: dict[str, Any] = {"fixed_us": round(fit.fixed_ns / 1e3, 3),
-                         "per_byte_ns": round(fit.per_byte_ns, 4),
-                         "per_kib_us": round(fit.per_byte_ns * 1024 / 1e3, 3)}
+                         "per_byte_ns": round(fit.per_byte_ns, 4) if known else None,
+                         "per_kib_us": round(fit.per_byte_ns * 1024 / 1e3, 3) if known else None}
+    if ping and not loopback:
+        fit.notes.append("ping: the far end answers the echo in its kernel (no socket, no "
+                         "process woken), so the fixed part holds less kernel time than a TCP "
+                         "message's; for the NIC figures give --kernel-us the ICMP path's "
+                         "cost, not the TCP stack's")
     if loopback:
-        fit.notes.append("loopback: no NIC, wire or switch; the line is the kernel TCP stack "
-                         "(fixed) and the memory copies (per byte) of this machine")
+        fit.notes.append("loopback: no NIC, wire or switch; the fixed part is the kernel "
+                         + ("ICMP echo path" if ping else "TCP stack") + " of this machine"
+                         + (", the per-byte part its memory copies" if known else ""))
         d["kernel_stack_us_both_sides"] = d["fixed_us"]
         fit.derived = d
         return
@@ -206,13 +323,13 @@ def derive(fit: LineFit, speed_bps: float | None, kernel_ns: float, switch_ns: f
         fit.notes.append("tx/rx split 1.3:3.5 and p99 ~2.3-2.5x median as in the catalog's 10G "
                          "class (nics.yaml): only their sum is measured")
     if speed_bps:
-        # cut-through: the egress overlaps the ingress, a message is serialised once;
-        # store-and-forward: each switch adds one frame, i.e. once per link for a message
-        # that fits in one frame (qperf's usual sizes; beyond, the per-byte slope is 1 link)
         serialised = links if store_forward else 1
-        wire = serialised * 8e9 / speed_bps
+        wire = _wire_per_byte(speed_bps, links, store_forward)
         d["wire_per_byte_ns"] = round(wire, 4)
         d["assumed"]["forwarding"] = "store-and-forward" if store_forward else "cut-through"
+        if fit.per_byte_ns is None:  # one size: the wire was taken out of the fixed part
+            fit.derived = d
+            return
         excess = fit.per_byte_ns - wire
         d["excess_per_byte_ns"] = round(excess, 4)
         if excess > 0:
@@ -247,34 +364,54 @@ def netfit(paths: list[Path], speed_bps: float | None = None, kernel_ns: float =
         groups.setdefault(p.group, []).append(p)
     fits = []
     for g, gp in groups.items():
-        f = fit_line(g, gp)
-        loop = all("loopback" in p.source or "127.0.0.1" in p.source or "localhost" in p.source
-                   for p in gp)
+        loop = all(_loopback(p) for p in gp)
+        wire = _wire_per_byte(speed_bps, links, store_forward) if speed_bps and not loop else None
+        f = fit_line(g, gp, wire, loop)
+
         derive(f, speed_bps, kernel_ns, switch_ns, links, loop, store_forward)
         fits.append(f)
     return fits, warn
 
 
+def _loopback(p: Point) -> bool:
+    if p.kind == "ping":  # the group names the address pinged
+        addr = p.group.removeprefix("ping ")
+        return addr.startswith("127.") or addr in ("::1", "localhost")
+    return "loopback" in p.source or "127.0.0.1" in p.source or "localhost" in p.source
+
+
 def netfit_text(fits: list[LineFit], warn: list[str]) -> str:
     lines = []
     for f in fits:
-        lines.append(
-            f"{f.group}: one-way latency = {f.fixed_ns / 1e3:.3f} us"
-            + (f" (+/- {f.fixed_se / 1e3:.3f})" if f.fixed_se is not None else "")
-            + f" + {f.per_byte_ns:.4f} ns/B"
-            + (f" (+/- {f.per_byte_se:.4f})" if f.per_byte_se is not None else "")
-            + f"  [{len(f.points)} point{'s' * (len(f.points) != 1)}; +/- = 1 s.e. of the least-squares line"
-            + ("" if f.fixed_se is not None else "; 2 points: exact line, no error estimate")
-            + "]"
-        )
-        for p in sorted(f.points, key=lambda p: p.size):
-            model = f.fixed_ns + f.per_byte_ns * p.size
+        n = f"{len(f.points)} point{'s' * (len(f.points) != 1)}"
+        measured = _MEASURED_AS[f.points[0].kind]
+        if f.per_byte_ns is None:
             lines.append(
-                f"    {p.size:>7} B: measured {p.one_way_ns / 1e3:8.3f} us, line {model / 1e3:8.3f} us"
+                f"{f.group}: one-way latency = {f.fixed_ns / 1e3:.3f} us"
+                + (f" (+/- {f.fixed_se / 1e3:.3f})" if f.fixed_se is not None else "")
+                + " + per-byte part not measured"
+                + f"  [{n} at one size, {f.sizes[0]} B; {measured}"
+                + ("; +/- = 1 s.e. of their mean" if f.fixed_se is not None else "") + "]")
+        else:
+            lines.append(
+                f"{f.group}: one-way latency = {f.fixed_ns / 1e3:.3f} us"
+                + (f" (+/- {f.fixed_se / 1e3:.3f})" if f.fixed_se is not None else "")
+                + f" + {f.per_byte_ns:.4f} ns/B"
+                + (f" (+/- {f.per_byte_se:.4f})" if f.per_byte_se is not None else "")
+                + f"  [{n}; {measured}; +/- = 1 s.e. of the least-squares line"
+                + ("" if f.fixed_se is not None else "; 2 points: exact line, no error estimate")
+                + "]"
+            )
+        for p in sorted(f.points, key=lambda p: p.size):
+            model = f.line_ns(p.size)
+            lines.append(
+                f"    {p.size:>7} B: measured {p.one_way_ns / 1e3:8.3f} us, "
+                f"{'line' if f.per_byte_ns is not None else 'fit '} {model / 1e3:8.3f} us"
                 f"   ({p.source})"
             )
         d = f.derived
-        lines.append(f"  per KiB: {d['per_kib_us']:.3f} us")
+        if d["per_kib_us"] is not None:
+            lines.append(f"  per KiB: {d['per_kib_us']:.3f} us")
         if "tx_latency" in d:
             a = d["assumed"]
             lines.append(
@@ -290,11 +427,16 @@ def netfit_text(fits: list[LineFit], warn: list[str]) -> str:
                 f"    rx_latency: {{dist: lognormal, median: {d['rx_latency']['median']}, p99: "
                 f"{d['rx_latency']['p99']}}}"
             )
-        if "wire_per_byte_ns" in d:
+        if "excess_per_byte_ns" in d:
             lines.append(
                 f"  wire: {d['wire_per_byte_ns']:.4f} ns/B ({d['assumed']['forwarding']}, "
                 f"{d['assumed']['links']} link(s)); "
                 f"excess {d['excess_per_byte_ns']:+.4f} ns/B"
+            )
+        elif "wire_per_byte_ns" in d:
+            lines.append(
+                f"  wire: {d['wire_per_byte_ns']:.4f} ns/B ({d['assumed']['forwarding']}, "
+                f"{d['assumed']['links']} link(s)), taken out of the fixed part"
             )
         for n in f.notes:
             lines.append(f"  note: {n}")

@@ -141,22 +141,23 @@ def whatif_text(d: dict[str, Any]) -> str:
             else []
         ),
         "",
-        f"  {'':<22}{'before':>10}{'after':>10}{'change':>10}",
-        f"  {'IOPS':<22}{b['iops']:>10.0f}{a['iops']:>10.0f}{gain:>+9.1f}%",
+        f"  {'':<22}{'before':>10}{'after':>10}{'after - before':>16}",
+        f"  {'IOPS':<22}{b['iops']:>10.0f}{a['iops']:>10.0f}{gain:>+15.1f}%",
         "  "
         f"{'mean latency (us)':<22}{b['mean_us']:>10.1f}{a['mean_us']:>10.1f}"
-        f"{a['mean_us'] - b['mean_us']:>+10.1f}",
-        f"  {'clat p99 (us)':<22}{b['p99_us']:>10.1f}{a['p99_us']:>10.1f}{a['p99_us'] - b['p99_us']:>+10.1f}",
+        f"{a['mean_us'] - b['mean_us']:>+16.1f}",
+        f"  {'clat p99 (us)':<22}{b['p99_us']:>10.1f}{a['p99_us']:>10.1f}"
+        f"{a['p99_us'] - b['p99_us']:>+16.1f}",
     ]
     for cat in b["critical_path_us"]:
         x, y = b["critical_path_us"][cat], a["critical_path_us"].get(cat, 0.0)
-        lines.append(f"  {'  ' + cat + ' (us)':<22}{x:>10.1f}{y:>10.1f}{y - x:>+10.1f}")
+        lines.append(f"  {'  ' + cat + ' (us)':<22}{x:>10.1f}{y:>10.1f}{y - x:>+16.1f}")
     if d["hops"]:
         lines += [
             "",
             "  per hop on the critical path (mean one-way, catalog figures, no queueing; us):",
             f"  {'hop':<38}{'bytes':>6}  {'tx':>5} {'wire':>6} {'switch':>6} {'rx':>6} = "
-            f"{'total':>6}   change",
+            f"{'total':>6}   after - before",
         ]
         tot = 0.0
         for h in d["hops"]:
