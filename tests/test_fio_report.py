@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cephsim.errors import CephsimError
 from cephsim.formats.report.fio_hist import (
     BUCKET_VALUES,
     DEFAULT_PERCENTILES,
@@ -28,8 +29,21 @@ from cephsim.formats.report.fio_hist import (
     plat_idx_to_val,
     plat_val_to_idx,
 )
-from cephsim.formats.report.fio_json import dumps_fio_json, fio_json, percentile_key
-from cephsim.formats.report.fio_stats import DirectionStats, GroupDirStats, JobStats, bw_agg_percent
+from cephsim.formats.report.fio_json import (
+    dumps_fio_json,
+    fio_json,
+    format_time,
+    job_options,
+    percentile_key,
+    report_time_ms,
+)
+from cephsim.formats.report.fio_stats import (
+    DirectionStats,
+    GroupDirStats,
+    JobStats,
+    bw_agg_percent,
+    pool_runs,
+)
 from cephsim.formats.report.fio_text import (
     N2S_BYTE,
     N2S_BYTEPERSEC,
@@ -196,9 +210,11 @@ def _synthetic_jobs() -> list[JobStats]:
         completion_ns=(i[:5000] + 1) * 2_000_000,
     )  # fmt: skip
     return [
-        JobStats("cephsim-w", "randwrite", 4096, iodepth=1, runtime_ns=10 * 10**9, write=write),
+        JobStats("cephsim-w", "randwrite", 4096, iodepth=1, runtime_ns=10 * 10**9, write=write,
+                 job_options={"runtime": "10"}),
         JobStats("cephsim-rw", "randrw", 4096, iodepth=4, numjobs=2,
-                 runtime_ns=10 * 10**9, read=read, write=write),
+                 runtime_ns=10 * 10**9, read=read, write=write, rwmixread=70,
+                 usr_cpu=2.5, sys_cpu=7.25, job_options={"runtime": "10"}),
     ]  # fmt: skip
 
 
@@ -362,3 +378,165 @@ def test_run_json_plus_is_readable_as_fio_writes_it(run_cli, tmp_path):
         assert d["clat_ns"]["percentile"]["99.000000"] == ns
     plain = json.loads(run_cli("run", QS, "--set", "run.ios=200", "-f", "json").stdout)
     assert "bins" not in plain["jobs"][0]["write"]["clat_ns"]
+
+
+# --------------------------------------------------------------------------- job options
+def test_job_options_are_written_as_fio_writes_them() -> None:
+    """A mixed job of two jobs folded into one record, against real fio's JSON of the same
+    job (fio --rw=randrw --rwmixread=70 --bs=4k --iodepth=4 --numjobs=2 --runtime=3): the
+    values are fio's strings; rwmixread follows rw; group_reporting is set, as it must be
+    for fio to print one record for two jobs; no runtime unless the job was given one."""
+    text = (FIXTURES / "randrw_2jobs_group_reporting_json_and_normal.out").read_text()
+    real = json.JSONDecoder().raw_decode(text[text.index("{"):])[0]
+    real_opts = real["jobs"][0]["job options"]
+    job = JobStats("mixed", "randrw", 4096, iodepth=4, numjobs=2, ioengine="libaio",
+                   rwmixread=70, job_options={"runtime": "3"})
+    ours = job_options(job)
+    for k in ("name", "rw", "rwmixread", "bs", "iodepth", "ioengine", "numjobs", "runtime"):
+        assert ours[k] == real_opts[k], k
+    keys = list(ours)
+    assert keys.index("rwmixread") == keys.index("rw") + 1
+    assert ours["group_reporting"] == "1" and keys[-1] == "group_reporting"
+    one = job_options(JobStats("w", "randwrite", 4096, rwmixread=70))
+    assert "rwmixread" not in one and "group_reporting" not in one and "runtime" not in one
+    # fio writes "global options" only when a [global] section set something
+    assert "global options" not in real and "global options" not in fio_json([job])
+    assert fio_json([job], global_options={"direct": "1"})["global options"] == {"direct": "1"}
+
+
+@pytest.mark.parametrize(("ns", "text"), [
+    (60 * 10**9, "60"), (1_500 * 10**6, "1500ms"), (300 * 10**6, "300ms"), (1_000, "1us"),
+    (2_500_000, "2500us"), (400, "1us"), (1_600, "2us")])
+def test_fio_time_option(ns: int, text: str) -> None:
+    assert format_time(ns) == text
+
+
+def test_banner_prints_clones_as_fio_does() -> None:
+    """fio's start-up lines for a job with numjobs=2: the job line, '...', the version and
+    'Starting 2 processes' (the real fixture's first four lines)."""
+    real = (FIXTURES / "randrw_2jobs_group_reporting_json_and_normal.out").read_text()
+    job = JobStats("mixed", "randrw", 4096, iodepth=4, numjobs=2, ioengine="libaio")
+    ours = fio_text([job], banner=True, fio_version="fio-3.33")
+    assert ours.startswith("".join(real.splitlines(keepends=True)[:4]) + "\n")
+
+
+# --------------------------------------------------------------------------- timestamps
+def test_timestamp_ms_sets_both_fields() -> None:
+    doc = fio_json(_synthetic_jobs(), timestamp_ms=1_700_000_000_123)
+    assert (doc["timestamp"], doc["timestamp_ms"]) == (1_700_000_000, 1_700_000_000_123)
+    assert doc["time"] == "Tue Nov 14 22:13:20 2023"
+    assert fio_json(_synthetic_jobs(), timestamp=5)["timestamp_ms"] == 5000
+
+
+def test_report_time_is_now_or_source_date_epoch(monkeypatch) -> None:
+    import time
+
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    before = time.time_ns() // 1_000_000
+    now = report_time_ms()
+    assert before <= now <= time.time_ns() // 1_000_000
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    assert report_time_ms() == 1_700_000_000_000
+    for bad in ("yesterday", "-5", "1.5", "\u00b2"):
+        monkeypatch.setenv("SOURCE_DATE_EPOCH", bad)
+        with pytest.raises(CephsimError, match="SOURCE_DATE_EPOCH"):
+            report_time_ms()
+
+
+# --------------------------------------------------------------------------- pooled runs
+WINDOW_NS = 500 * 10**6
+_runs = st.lists(
+    st.tuples(st.integers(1, 3),  # run time in whole 500 ms windows
+              st.lists(st.tuples(st.integers(0, 10**8), st.integers(0, 2_000_000),
+                                 st.floats(0.0, 0.999999)), min_size=1, max_size=40)),
+    min_size=1, max_size=4)
+
+
+def _direction(run: tuple[int, list[tuple[int, int, float]]], offset: int = 0) -> tuple:
+    windows, ops = run
+    runtime = windows * WINDOW_NS
+    clat = np.array([c for c, _, _ in ops], dtype=np.int64)
+    slat = np.array([s for _, s, _ in ops], dtype=np.int64)
+    done = np.array([int(f * runtime) for _, _, f in ops], dtype=np.int64) + offset
+    return slat, clat, done, runtime
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(_runs)
+def test_pooled_runs_are_the_concatenated_run(runs: list) -> None:
+    """Runs pooled from their statistics alone give what one run of all their I/Os, one
+    run after another, gives from the samples: counts, histograms and extremes exactly,
+    means and deviations to rounding, the bw/iops samples of every window."""
+    parts, slats, clats, dones, offset = [], [], [], [], 0
+    for run in runs:
+        slat, clat, done, runtime = _direction(run)
+        parts.append(DirectionStats.from_samples(slat, clat, bs_bytes=4096, runtime_ns=runtime,
+                                                 completion_ns=done))
+        slats.append(slat)
+        clats.append(clat)
+        dones.append(done + offset)
+        offset += runtime
+    pooled = DirectionStats.pooled(parts)
+    whole = DirectionStats.from_samples(np.concatenate(slats), np.concatenate(clats),
+                                        bs_bytes=4096, runtime_ns=offset,
+                                        completion_ns=np.concatenate(dones))
+    for k in ("total_ios", "io_bytes", "runtime_ns", "lat_n", "lat_u", "lat_m"):
+        assert getattr(pooled, k) == getattr(whole, k), k
+    assert pooled.clat_hist == whole.clat_hist and pooled.lat_hist == whole.lat_hist
+    for k in ("slat", "clat", "lat"):
+        a, b = getattr(pooled, k), getattr(whole, k)
+        assert (a.n, a.min, a.max) == (b.n, b.min, b.max)
+        assert a.mean == pytest.approx(b.mean, rel=1e-9)
+        assert a.stddev == pytest.approx(b.stddev, rel=1e-6, abs=1e-3)
+    for k in ("bw_stat", "iops_stat"):
+        a, b = getattr(pooled, k), getattr(whole, k)
+        assert (a is None) == (b is None)
+        if a is not None:
+            assert (a.min, a.max, a.samples) == (b.min, b.max, b.samples)
+            assert a.mean == pytest.approx(b.mean, rel=1e-9)
+            assert a.stddev == pytest.approx(b.stddev, rel=1e-6, abs=1e-6)
+
+
+def test_pool_runs_adds_run_time_and_weights_cpu() -> None:
+    a, b = _synthetic_jobs()[0], _synthetic_jobs()[0]
+    b = JobStats(b.jobname, b.rw, b.bs, runtime_ns=30 * 10**9, write=b.write, usr_cpu=4.0,
+                 sys_cpu=2.0)
+    p = pool_runs([a, b])
+    assert p.runtime_ns == 40 * 10**9 and p.write.total_ios == 2 * a.write.total_ios
+    assert p.usr_cpu == pytest.approx(3.0) and p.sys_cpu == pytest.approx(1.5)  # 10 s at 0 %
+    doc = fio_json([p])["jobs"][0]
+    assert doc["job_runtime"] == 40_000 and doc["write"]["total_ios"] == 40_000
+    with pytest.raises(ValueError):
+        pool_runs([a, JobStats("x", "randread", 4096, read=a.write)])
+
+
+# --------------------------------------------------------------------------- bw min/mean/max
+@settings(max_examples=200, deadline=None, database=None)
+@given(st.integers(1, 2_600), st.lists(st.tuples(st.integers(0, 10**7), st.floats(0, 1.2)),
+                                       min_size=1, max_size=200),
+       st.integers(1, 3))
+def test_bw_and_iops_min_mean_max_are_ordered(runtime_ms: int, ops: list, copies: int) -> None:
+    """Short runs too (no full window, one, a few; completions after the last full window):
+    min <= mean <= max for bw and iops, in the statistics, the JSON and the text, for a
+    run and for several pooled; no samples means zeros throughout and no text line."""
+    runtime = runtime_ms * 1_000_000
+    clat = np.array([c for c, _ in ops], dtype=np.int64)
+    done = np.array([int(f * runtime) for _, f in ops], dtype=np.int64)
+    d = DirectionStats.from_samples(None, clat, bs_bytes=65536, runtime_ns=runtime,
+                                    completion_ns=done)
+    for one in (d, DirectionStats.pooled([d] * copies)):
+        job = JobStats("j", "randwrite", 65536, runtime_ns=one.runtime_ns, write=one)
+        w = fio_json([job])["jobs"][0]["write"]
+        text = fio_text([job])
+        for k, stat in (("bw", one.bw_stat), ("iops", one.iops_stat)):
+            mean = w["bw_mean" if k == "bw" else "iops_mean"]
+            assert w[f"{k}_min"] <= mean <= w[f"{k}_max"]
+            if stat is None:
+                assert w[f"{k}_samples"] == 0 and w[f"{k}_min"] == w[f"{k}_max"] == mean == 0
+            else:
+                assert stat.min <= stat.mean <= stat.max and w[f"{k}_samples"] == stat.samples
+        line = next((x for x in text.splitlines() if x.startswith("   bw (")), None)
+        assert (line is None) == (one.bw_stat is None)
+        if line is not None:
+            vals = dict(kv.split("=") for kv in line.split(": ", 1)[1].split(", "))
+            assert float(vals["min"]) <= float(vals["avg"]) <= float(vals["max"])

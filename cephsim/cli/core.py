@@ -83,6 +83,10 @@ def run(scenario: ScenarioArg, seed: SeedOpt = None, set_: SetOpt = None,
         sc, resolved = load_resolved(scenario, set_)
         profile = profile_path(sc, scenario)  # nor may -o replace the profile it reads
         check_outputs({"--output": output}, [scenario] + ([profile] if profile else []))
+        if format is not RunFormat.text:  # a bad SOURCE_DATE_EPOCH stops it before the run
+            from cephsim.formats.report.fio_json import source_date_epoch
+
+            source_date_epoch()
         for w in run_warnings(sc):  # before the run: a long warm-up shows no progress
             typer.echo(f"warning: {w}", err=True)
         with ProgressBar(progress_total(sc), f"simulating {sc.name}", quiet=quiet) as bar:

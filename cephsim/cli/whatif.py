@@ -97,19 +97,31 @@ def register(app: typer.Typer) -> None:
             Optional[Path],
             typer.Option("--plot", help="Also draw the sweep curves (.png, .svg or .pdf)."),
         ] = None,
+        fio_dir: Annotated[
+            Optional[Path],
+            typer.Option("--fio-dir", metavar="DIR", help=
+                "Also write each point as fio's JSON (its seeds pooled as one job) in the "
+                "tree fio-plot's bench-fio writes, for fio-plot to graph next to measured "
+                "runs: DIR/<scenario>/<bs>/<rw>-<iodepth>-<numjobs>.json (rw, randrw: "
+                "DIR/<scenario>/<rw><rwmixread>/<bs>/...); the values of other axes are "
+                "added to the <scenario> folder's name (quickstart,pool.size=2)."),
+        ] = None,
         quiet: QuietOpt = False,
     ) -> None:
         """Run a grid of variants (all combinations of the --set lists), each with K seeds."""
         try:
             from cephsim.formats.output import check_outputs
-            from cephsim.tools.sweep import run_sweep
+            from cephsim.tools.sweep import run_sweep, write_fio_dir
 
             _plot_suffix(plot)
             _check_scheduler(executor, scheduler)
             check_outputs({"--output": output, "--plot": plot}, [scenario])
             res = run_sweep(scenario, set_ or [], seeds=seeds, seed=seed, jobs=jobs,
-                            executor=executor.value, scheduler=scheduler, quiet=quiet)
+                            executor=executor.value, scheduler=scheduler, quiet=quiet,
+                            fio_dir=fio_dir, others=[p for p in (output, plot) if p])
             text = {"text": res.to_text, "json": res.to_json, "csv": res.to_csv}[format.value]()
+            if fio_dir is not None:
+                write_fio_dir(res, fio_dir)
             if plot is not None:
                 from cephsim.tools.plots import plot_sweep
 

@@ -137,3 +137,61 @@ def write_atomic(path: str | Path, text: str) -> None:
             Path(tmp).write_text(text, encoding="utf-8")
         except OSError as e:  # disk full, a file-size limit: nothing replaces ``path``
             raise CephsimError.single(f"--output {path}: cannot write: {e.strerror or e}") from None
+
+
+def check_output_tree(root: str | Path, files: Sequence[str | Path], option: str,
+                      others: Sequence[Path] = ()) -> None:
+    """Refuse, before any work, a tree of result files that cannot be written: ``root``
+    (created with its parents if missing) or a folder on the way that is not a folder, a
+    file's place taken by something other than a regular file, no folder to create
+    things in, or a file that is one of ``others`` (the inputs and the other outputs).
+    ``files`` are relative to ``root``."""
+    root = Path(root)
+    if str(root) == "":
+        raise CephsimError.single(f"{option}: an empty name; give a directory")
+    if root.exists() and not root.is_dir():
+        raise CephsimError.single(f"{option} {root}: is not a directory")
+    base = root
+    while not base.exists():  # the nearest folder that exists: the tree is created in it
+        if base.parent == base:
+            break
+        base = base.parent
+    if not base.is_dir():
+        raise CephsimError.single(f"{option} {root}: {base} is not a directory")
+    fd, probe = _temp_file(root, option, root, base, ".probe")
+    os.close(fd)
+    os.unlink(probe)
+    keys = {_same_key(p) for p in others if p is not None and str(p) != STDOUT}
+    for rel in files:
+        path = root / rel
+        for folder in list(reversed(path.parents))[len(root.parents) + 1:]:
+            if folder.exists() and not folder.is_dir():
+                raise CephsimError.single(f"{option} {root}: {folder} is not a directory")
+        if path.is_dir() or (path.exists() and not path.is_file()):
+            raise CephsimError.single(f"{option} {root}: {path} is not a regular file; results "
+                                      "are written to new files that replace it")
+        if _same_key(path) in keys:
+            raise CephsimError.single(f"{option} {root}: {path} is one of the input or output "
+                                      "files; write the results somewhere else")
+
+
+def write_tree(root: str | Path, texts: dict[Path, str], option: str) -> list[Path]:
+    """Write each text to its file under ``root`` (folders created as needed), each file
+    atomically; returns the paths written.  Check first with :func:`check_output_tree`."""
+    root = Path(root)
+    written = []
+    for rel, text in texts.items():
+        path = root / rel
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise CephsimError.single(f"{option} {root}: cannot create {path.parent} "
+                                      f"({e.strerror or e})") from None
+        with atomic_path(path, option) as tmp:
+            try:
+                Path(tmp).write_text(text, encoding="utf-8")
+            except OSError as e:
+                raise CephsimError.single(f"{option} {path}: cannot write: "
+                                          f"{e.strerror or e}") from None
+        written.append(path)
+    return written

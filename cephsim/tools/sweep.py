@@ -13,7 +13,7 @@ import math
 import os
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Iterable, Sequence
 
 from cephsim.errors import CephsimError, Problem
@@ -198,6 +198,7 @@ class Task:
     overrides: tuple[str, ...]
     seed: int
     records: bool = False  #: keep per-op records (for the breakdown of a comparison)
+    fio: bool = False  #: return the run's fio job (``fio_job``: a JobStats) too
 
 
 def run_task(task: Task) -> dict[str, Any]:
@@ -227,6 +228,8 @@ def _run_task(task: Task) -> dict[str, Any]:
     out: dict[str, Any] = {"seed": task.seed, "direction": direction, "ios": d.total_ios if d else 0,
                            # randrw: both sides ran; the write side is summarised
                            "mixed": js.write is not None and js.read is not None}
+    if task.fio:
+        out["fio_job"] = js
     if d is None or d.total_ios == 0:
         out.update({k: math.nan for k, _, _ in METRICS})
         return out
@@ -378,6 +381,14 @@ class PointResult:
 
         return mean_ci([r[key] for r in self.runs])
 
+    def fio_job(self) -> Any:
+        """The point's seeds as one fio job (runs of a sweep with ``fio_dir``)."""
+        from cephsim.formats.report.fio_stats import pool_runs
+
+        if not self.runs or any("fio_job" not in r for r in self.runs):
+            raise ValueError("the sweep was run without fio jobs (fio_dir)")
+        return pool_runs([r["fio_job"] for r in self.runs])
+
     @property
     def direction(self) -> str:
         """The side the statistics are of: 'write', 'read', or 'write (randrw)'."""
@@ -392,6 +403,8 @@ class SweepResult:
     axes: list[Axis]
     seeds: list[int]
     points: list[PointResult] = field(default_factory=list)
+    #: per point, its fio JSON's place in bench-fio's tree (a sweep run with ``fio_dir``)
+    fio_paths: list[PurePosixPath] = field(default_factory=list)
 
     @property
     def direction(self) -> str:
@@ -525,17 +538,90 @@ def plan(path: str | Path, cli_axes: Iterable[str] = (), seeds: int | None = Non
     return axes, points, [base + i for i in range(k)], scenarios
 
 
+#: the workload fields bench-fio's tree names a file by (the other axes name its target)
+LAYOUT_FIELDS = ("workload.rw", "workload.rwmixread", "workload.bs", "workload.iodepth",
+                 "workload.numjobs")
+
+
+def fio_paths(name: str, axes: Sequence[Axis], points: Sequence[Point],
+              scenarios: Sequence[Any]) -> list[PurePosixPath]:
+    """Each point's fio JSON in bench-fio's tree (:mod:`cephsim.formats.report.fio_bench`).
+
+    The target folder is the scenario's name, followed by the point's values of the axes
+    the tree does not name a file by (``quickstart,pool.size=2``), so points that differ
+    only there do not share a file; two points that would still share one are an error."""
+    from cephsim.formats.report.fio_bench import bench_path
+
+    other = {a.path for a in axes if len(a.values) > 1 and a.path not in LAYOUT_FIELDS}
+    out: list[PurePosixPath] = []
+    first: dict[PurePosixPath, Point] = {}
+    for pt, sc in zip(points, scenarios, strict=True):
+        target = ",".join([name, *(f"{short_path(p)}={v}" for p, v in pt.settings if p in other)])
+        w = sc.workload
+        rel = bench_path(target, w.rw, w.rwmixread, w.bs, w.iodepth, w.numjobs)
+        if rel in first:
+            raise CephsimError.single(
+                f"--fio-dir: sweep points {first[rel].index + 1} ({first[rel].label}) and "
+                f"{pt.index + 1} ({pt.label}) would both be written to {rel}: the tree names "
+                "a file by rw, rwmixread, bs, iodepth and numjobs, and its folder by the other "
+                "axes' values; nothing was run")
+        first[rel] = pt
+        out.append(rel)
+    return out
+
+
+def fio_documents(res: SweepResult, timestamp_ms: int | None = None) -> dict[PurePosixPath, str]:
+    """Each point's fio JSON (its seeds pooled as one job), by its place in the tree."""
+    from cephsim import __version__
+    from cephsim.formats.report.fio_json import dumps_fio_json, fio_json, report_time_ms
+
+    ms = report_time_ms() if timestamp_ms is None else timestamp_ms
+    out: dict[PurePosixPath, str] = {}
+    for pr, rel in zip(res.points, res.fio_paths, strict=True):
+        doc = fio_json([pr.fio_job()], fio_version=f"cephsim-{__version__}", timestamp_ms=ms)
+        doc["cephsim"] = {
+            "version": __version__, "scenario": res.scenario, "file": res.path,
+            "settings": dict(pr.point.settings), "seeds": [r["seed"] for r in pr.runs],
+            "pooled": "the seeds' runs as one job that ran them one after another: I/Os, "
+                      "bytes and run times added, latencies and bw/iops samples pooled"}
+        out[rel] = dumps_fio_json(doc)
+    return out
+
+
+def write_fio_dir(res: SweepResult, directory: str | Path) -> list[Path]:
+    """Write the sweep's per-point fio JSON files under ``directory`` (bench-fio's tree)."""
+    from cephsim.formats.output import write_tree
+
+    texts = fio_documents(res)  # all made before the first file is written
+    return write_tree(directory, {Path(k): v for k, v in texts.items()}, "--fio-dir")
+
+
 def run_sweep(path: str | Path, cli_axes: Iterable[str] = (), *, seeds: int | None = None,
               seed: int | None = None, jobs: int | None = None, executor: str = "local",
-              scheduler: Any = None, quiet: bool = True) -> SweepResult:
-    """Plan (validating every point), run all point x seed tasks, aggregate."""
+              scheduler: Any = None, quiet: bool = True, fio_dir: str | Path | None = None,
+              others: Sequence[Path] = ()) -> SweepResult:
+    """Plan (validating every point), run all point x seed tasks, aggregate.
+
+    With ``fio_dir``, every point's fio JSON is placed in bench-fio's tree under it and the
+    tree checked writable (``others``: files none may replace) before anything runs; the
+    runs keep their fio jobs for :func:`write_fio_dir`."""
     axes, points, seed_list, scenarios = plan(path, cli_axes, seeds, seed)
-    tasks = [Task(str(path), tuple(pt.overrides), s) for pt in points for s in seed_list]
+    places: list[PurePosixPath] = []
+    if fio_dir is not None:
+        from cephsim.formats.output import check_output_tree
+        from cephsim.formats.report.fio_json import source_date_epoch
+
+        places = fio_paths(scenarios[0].name, axes, points, scenarios)
+        check_output_tree(fio_dir, places, "--fio-dir", [Path(path), *others])
+        source_date_epoch()  # a bad value stops the sweep before it runs, not after
+    tasks = [Task(str(path), tuple(pt.overrides), s, fio=fio_dir is not None)
+             for pt in points for s in seed_list]
     res = execute(tasks, jobs=jobs, executor=executor, scheduler=scheduler, quiet=quiet,
                   what=f"sweep: {len(points)} point{'s' * (len(points) != 1)} x {len(seed_list)} "
                        f"seed{'s' * (len(seed_list) != 1)}")
     k = len(seed_list)
-    out = SweepResult(scenario=scenarios[0].name, path=str(path), axes=axes, seeds=seed_list)
+    out = SweepResult(scenario=scenarios[0].name, path=str(path), axes=axes, seeds=seed_list,
+                      fio_paths=places)
     for i, pt in enumerate(points):
         out.points.append(PointResult(pt, res[i * k:(i + 1) * k]))
     return out

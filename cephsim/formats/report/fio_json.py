@@ -14,10 +14,17 @@ Floats are rounded to 6 decimals, the precision fio prints with ``%f``;
 (2-space indent, ``"key" : value``, floats ``%f``) so the file is textually
 similar to fio's.
 
+``"job options"`` are what a fio command line for the job would give (fio lists the
+options it was given, in order, as strings: ``json_add_job_opts``): name, rw,
+``rwmixread`` for a mixed job, bs, ioengine, iodepth, numjobs, the job's own
+``job_options`` (e.g. the user's ``runtime``), and ``group_reporting`` when the job
+folds several jobs into one record (numjobs > 1), as it does.  fio writes ``"global
+options"`` only when a ``[global]`` section set something; so do we.
+
 ``bw_*``/``iops_*`` interval statistics are present only if the direction was
 built with per-op completion times (see :mod:`cephsim.formats.report.fio_stats`);
-otherwise they are zeros with ``*_samples = 0``.  CPU and ctx/majf/minf are
-zeros unless set on the :class:`JobStats`.  ``latency_depth`` is ``iodepth``,
+otherwise they are zeros with ``*_samples = 0``.  ctx/majf/minf are zeros; CPU is
+the :class:`JobStats`' own.  ``latency_depth`` is ``iodepth``,
 ``latency_target``/``latency_window`` 0 and ``latency_percentile`` 100.0, as
 fio 3.33 prints for jobs without ``latency_target``.
 """
@@ -25,9 +32,12 @@ fio 3.33 prints for jobs without ``latency_target``.
 from __future__ import annotations
 
 import math
+import os
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from cephsim.errors import CephsimError
 from cephsim.formats.report.fio_hist import bins_from_counts, calc_percentiles
 from cephsim.formats.report.fio_stats import (
     DirectionStats,
@@ -40,7 +50,11 @@ from cephsim.formats.report.fio_stats import (
 )
 from cephsim.formats.report.fio_text import ctime_utc
 
-__all__ = ["dumps_fio_json", "fio_json", "format_bs", "percentile_key"]
+__all__ = ["MIXED_RW", "dumps_fio_json", "fio_json", "format_bs", "format_time", "job_options",
+           "percentile_key", "report_time_ms", "source_date_epoch"]
+
+#: fio's mixed patterns: their jobs carry ``rwmixread``
+MIXED_RW = ("rw", "readwrite", "randrw")
 
 
 def _f(x: float) -> float:
@@ -60,10 +74,33 @@ def format_bs(bs: int) -> str:
     return str(bs)
 
 
-def _format_runtime(ns: int) -> str:
+def format_time(ns: int) -> str:
+    """A duration as a fio time option (``runtime``, ``ramp_time``): whole seconds bare
+    (fio's default unit), else ms or us, fio's finest unit (sub-us rounded, at least 1)."""
     if ns % 1_000_000_000 == 0:
         return str(ns // 1_000_000_000)
-    return f"{ns // 1_000_000}ms"
+    if ns % 1_000_000 == 0:
+        return f"{ns // 1_000_000}ms"
+    return f"{max(1, round(ns / 1000))}us"
+
+
+def source_date_epoch() -> int | None:
+    """``SOURCE_DATE_EPOCH`` (reproducible-builds.org): the time, in whole seconds since
+    1970, that reports give instead of the current time; None when it is not set."""
+    raw = os.environ.get("SOURCE_DATE_EPOCH")
+    if raw is None or raw.strip() == "":
+        return None
+    if not (raw.strip().isascii() and raw.strip().isdigit()):  # int() refuses "²"
+        raise CephsimError.single(f"SOURCE_DATE_EPOCH={raw!r}: not a whole number of seconds "
+                                  "since 1970 (unset it for the current time)")
+    return int(raw.strip())
+
+
+def report_time_ms() -> int:
+    """When a report is written, in ms since 1970, as fio's JSON gives it: now, or
+    ``SOURCE_DATE_EPOCH`` when set (reproducible output)."""
+    fixed = source_date_epoch()
+    return fixed * 1000 if fixed is not None else time.time_ns() // 1_000_000
 
 
 def _lat_json(
@@ -140,20 +177,23 @@ _LAT_KEYS = ("2", "4", "10", "20", "50", "100", "250", "500", "750", "1000")
 _LAT_M_KEYS = (*_LAT_KEYS, "2000", ">=2000")
 
 
+def job_options(job: JobStats) -> dict[str, str]:
+    """The job's ``"job options"``: as fio lists the options of ``fio --name=... --rw=...``."""
+    opts: dict[str, str] = {"name": job.jobname, "rw": job.rw}
+    if job.rw in MIXED_RW and job.rwmixread is not None:
+        opts["rwmixread"] = str(job.rwmixread)
+    opts.update({"bs": format_bs(job.bs), "ioengine": job.ioengine,
+                 "iodepth": str(job.iodepth), "numjobs": str(job.numjobs)})
+    opts.update({str(k): str(v) for k, v in job.job_options.items()})
+    if job.numjobs > 1:  # one record for all the jobs: what group_reporting makes fio print
+        opts.setdefault("group_reporting", "1")
+    return opts
+
+
 def _job_json(
     job: JobStats, groups: Mapping[int, Mapping[str, GroupDirStats]], *, plus: bool
 ) -> dict[str, Any]:
-    opts: dict[str, str] = {
-        "name": job.jobname,
-        "rw": job.rw,
-        "bs": format_bs(job.bs),
-        "ioengine": job.ioengine,
-        "iodepth": str(job.iodepth),
-        "numjobs": str(job.numjobs),
-    }
-    if job.runtime_ns:
-        opts["runtime"] = _format_runtime(job.runtime_ns)
-    opts.update({str(k): str(v) for k, v in job.job_options.items()})
+    opts = job_options(job)
     g = groups.get(job.groupid, {})
     run_ms = job.runtime_ns // 1_000_000
     root: dict[str, Any] = {
@@ -196,28 +236,34 @@ def fio_json(
     *,
     fio_version: str | None = None,
     timestamp: int = 0,
+    timestamp_ms: int | None = None,
     plus: bool = False,
     global_options: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """A fio 3.x JSON (``plus=True``: json+) document for ``jobs``.
 
-    ``timestamp`` is seconds since the epoch (default 0 for reproducible output;
-    ``"time"`` is its UTC ``ctime``).  ``fio_version`` defaults to
-    ``"cephsim-<version>"``.  Key order is fixed (fio's).
+    ``timestamp`` is seconds since the epoch, ``timestamp_ms`` milliseconds (given, it
+    sets both); the default 0 gives reproducible output, :func:`report_time_ms` the time
+    a report is written.  ``"time"`` is the UTC ``ctime``.  ``fio_version`` defaults to
+    ``"cephsim-<version>"``.  Key order is fixed (fio's); ``"global options"`` only when
+    there are any.
     """
     if fio_version is None:
         from cephsim import __version__
 
         fio_version = f"cephsim-{__version__}"
+    ms = int(timestamp) * 1000 if timestamp_ms is None else int(timestamp_ms)
     groups = group_run_stats(jobs)
-    return {
+    doc: dict[str, Any] = {
         "fio version": fio_version,
-        "timestamp": int(timestamp),
-        "timestamp_ms": int(timestamp) * 1000,
-        "time": ctime_utc(int(timestamp)),
-        "global options": {str(k): str(v) for k, v in (global_options or {}).items()},
-        "jobs": [_job_json(j, groups, plus=plus) for j in jobs],
+        "timestamp": ms // 1000,
+        "timestamp_ms": ms,
+        "time": ctime_utc(ms // 1000),
     }
+    if global_options:
+        doc["global options"] = {str(k): str(v) for k, v in global_options.items()}
+    doc["jobs"] = [_job_json(j, groups, plus=plus) for j in jobs]
+    return doc
 
 
 def dumps_fio_json(doc: Any) -> str:

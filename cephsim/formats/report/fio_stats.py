@@ -20,6 +20,10 @@ What each piece mirrors in fio (``stat.c`` unless noted):
   them these statistics are absent (``None``) and reported as zeros, like a
   fio run with ``disable_bw_measurement``.
 
+* :func:`pool_runs` -- runs of one job as one that ran them one after another:
+  summaries merged as ``sum_stat`` merges them (``bw``/``iops`` samples pooled, not
+  summed as for concurrent jobs), histograms, counts and run times added.
+
 Deviation from fio, on purpose: ``runtime_ms`` is ``runtime_ns // 10**6`` but
 at least 1 ms when there was any I/O (fio would print nothing for a 0 ms run).
 """
@@ -47,6 +51,7 @@ __all__ = [
     "calc_dist",
     "group_run_stats",
     "latency_bucket_counts",
+    "pool_runs",
 ]
 
 # Lower edges of the io_u_lat_n/u/m buckets (io_u.c: io_u_mark_lat_*), in the
@@ -76,6 +81,32 @@ class LatencySummary:
         dev = float(np.sqrt(np.sum((f - mean) ** 2) / (n - 1))) if n > 1 else 0.0
         return cls(min=int(ns.min()), max=int(ns.max()), mean=mean, stddev=dev, n=n)
 
+    @classmethod
+    def pooled(cls, parts: Sequence[LatencySummary]) -> LatencySummary:
+        """The summary of all the parts' samples together, from the summaries alone."""
+        n, mn, mx, mean, sq = _pool([(p.n, p.min, p.max, p.mean, p.stddev) for p in parts])
+        return cls(min=mn, max=mx, mean=mean, stddev=sq, n=n)
+
+
+def _pool(parts: Sequence[tuple[int, int, int, float, float]]) -> tuple[int, int, int, float,
+                                                                        float]:
+    """(n, min, max, mean, sample stddev) of the union of sample sets given by theirs.
+
+    fio's ``sum_stat`` (not ``pure_sum``): the mean weighted by the sample counts and the
+    sums of squared deviations added with the between-set term, ``S = sum(S_i + n_i
+    (mean_i - mean)^2)``, ``S_i = stddev_i^2 (n_i - 1)``; min and max over the sets.
+    """
+    full = [p for p in parts if p[0] > 0]
+    if not full:
+        return 0, 0, 0, 0.0, 0.0
+    n = sum(p[0] for p in full)
+    mean = sum(p[0] * p[3] for p in full) / n
+    s = sum(p[4] ** 2 * (p[0] - 1) + p[0] * (p[3] - mean) ** 2 for p in full)
+    # the weighted mean of numbers in [min, max] can leave it by a rounding step
+    lo, hi = min(p[1] for p in full), max(p[2] for p in full)
+    mean = min(max(mean, float(lo)), float(hi))
+    return n, lo, hi, mean, float(np.sqrt(s / (n - 1))) if n > 1 else 0.0
+
 
 @dataclass(frozen=True)
 class IntervalSummary:
@@ -93,6 +124,15 @@ class IntervalSummary:
         if s.n == 0:
             return None
         return cls(min=s.min, max=s.max, mean=s.mean, stddev=s.stddev, samples=s.n)
+
+    @classmethod
+    def pooled(cls, parts: Sequence[IntervalSummary | None]) -> IntervalSummary | None:
+        """All the parts' interval samples together (runs without samples add none)."""
+        full = [p for p in parts if p is not None]
+        if not full:
+            return None
+        n, mn, mx, mean, dev = _pool([(p.samples, p.min, p.max, p.mean, p.stddev) for p in full])
+        return cls(min=mn, max=mx, mean=mean, stddev=dev, samples=n)
 
 
 def _ns_array(x: npt.ArrayLike | None, name: str) -> npt.NDArray[np.int64]:
@@ -228,6 +268,44 @@ class DirectionStats:
             iops_stat=iops_stat,
         )
 
+    @classmethod
+    def pooled(cls, parts: Sequence[DirectionStats]) -> DirectionStats:
+        """One direction of runs that ran one after another (see :func:`pool_runs`)."""
+        if not parts:
+            raise ValueError("nothing to pool")
+        first = parts[0]
+        for d in parts[1:]:
+            if d.bs_bytes != first.bs_bytes or d.percentile_list != first.percentile_list:
+                raise ValueError("pooled runs must have the same block size and percentiles")
+
+        def add(which: str) -> tuple[int, ...]:
+            return tuple(int(x) for x in np.sum([getattr(d, which) for d in parts], axis=0))
+
+        def hist(which: str) -> FioHistogram:
+            hs = [getattr(d, which) for d in parts]
+            return FioHistogram(counts=np.sum([h.counts for h in hs], axis=0),
+                                overflow=sum(h.overflow for h in hs))
+
+        return cls(
+            slat=LatencySummary.pooled([d.slat for d in parts]),
+            clat=LatencySummary.pooled([d.clat for d in parts]),
+            lat=LatencySummary.pooled([d.lat for d in parts]),
+            bs_bytes=first.bs_bytes,
+            runtime_ns=sum(d.runtime_ns for d in parts),
+            total_ios=sum(d.total_ios for d in parts),
+            io_bytes=sum(d.io_bytes for d in parts),
+            clat_hist=hist("clat_hist"),
+            lat_hist=hist("lat_hist"),
+            percentile_list=first.percentile_list,
+            lat_n=add("lat_n"),
+            lat_u=add("lat_u"),
+            lat_m=add("lat_m"),
+            bw_stat=IntervalSummary.pooled([d.bw_stat for d in parts]),
+            iops_stat=IntervalSummary.pooled([d.iops_stat for d in parts]),
+            short_ios=sum(d.short_ios for d in parts),
+            drop_ios=sum(d.drop_ios for d in parts),
+        )
+
     # --- fio-derived quantities -------------------------------------------------
     @property
     def runtime_ms(self) -> int:
@@ -274,7 +352,10 @@ class JobStats:
     """One fio job (``thread_stat``) with its read/write directions.
 
     ``bs`` in bytes; ``runtime_ns`` is the job's run time (``job_runtime``).
-    ``job_options`` are extra entries for JSON ``"job options"`` (strings).
+    ``rwmixread``: the read share (%) of a mixed job (``rw``/``randrw``), shown among its
+    options.  ``job_options`` are further entries for JSON ``"job options"`` (strings, in
+    the order given: e.g. ``runtime`` as the user wrote it).  ``usr_cpu``/``sys_cpu``: the
+    job thread's CPU time in user space and in the kernel, % of the run time.
     """
 
     jobname: str
@@ -290,6 +371,7 @@ class JobStats:
     sys_cpu: float = 0.0
     groupid: int = 0
     job_options: Mapping[str, str] = field(default_factory=dict)
+    rwmixread: int | None = None
     #: I/O counts per fio depth level (1, 2, 4, 8, 16, 32, >=64); default: all
     #: I/Os at the level of ``iodepth`` (a closed-loop job keeps the queue full).
     iodepth_counts: tuple[int, ...] | None = None
@@ -331,6 +413,45 @@ class JobStats:
             return out
 
         return pct("lat_n", 10), pct("lat_u", 10), pct("lat_m", 12)
+
+
+def pool_runs(jobs: Sequence[JobStats]) -> JobStats:
+    """Runs of one job (e.g. one per seed) as one job that ran them one after another.
+
+    Like fio's ``loops``: I/Os, bytes and run times add up, latencies and the ``bw``/
+    ``iops`` interval samples are pooled, so IOPS is all I/Os over all the run time and
+    each statistic is that of all the samples together.  CPU use is weighted by run time
+    (fio adds up CPU time and run time).  The runs must be of the same job (rw, bs,
+    iodepth, numjobs); name, engine and options are the first run's.
+    """
+    if not jobs:
+        raise ValueError("nothing to pool")
+    first = jobs[0]
+    for j in jobs[1:]:
+        if (j.rw, j.bs, j.iodepth, j.numjobs) != (first.rw, first.bs, first.iodepth,
+                                                   first.numjobs):
+            raise ValueError("pooled runs must be of the same job (rw, bs, iodepth, numjobs)")
+
+    def direction(name: str) -> DirectionStats | None:
+        parts = [d for d in (getattr(j, name) for j in jobs) if d is not None]
+        return DirectionStats.pooled(parts) if parts else None
+
+    total_ns = sum(j.runtime_ns for j in jobs)
+
+    def cpu(which: str) -> float:
+        if not total_ns:
+            return 0.0
+        return sum(getattr(j, which) * j.runtime_ns for j in jobs) / total_ns
+
+    depths = None
+    if any(j.iodepth_counts is not None for j in jobs):
+        depths = tuple(int(x) for x in np.sum([j.depth_counts() for j in jobs], axis=0))
+    return JobStats(jobname=first.jobname, rw=first.rw, bs=first.bs, iodepth=first.iodepth,
+                    numjobs=first.numjobs, ioengine=first.ioengine, runtime_ns=total_ns,
+                    read=direction("read"), write=direction("write"), usr_cpu=cpu("usr_cpu"),
+                    sys_cpu=cpu("sys_cpu"), groupid=first.groupid,
+                    job_options=dict(first.job_options), rwmixread=first.rwmixread,
+                    iodepth_counts=depths)
 
 
 #: Re-exported for callers that want to warn about clamped samples.

@@ -313,8 +313,8 @@ def fio_text(
 ) -> str:
     """fio-style normal output for ``jobs`` (``__show_run_stats``, normal part).
 
-    ``banner=True`` prepends fio's start-up lines (job line, version,
-    ``Starting N processes``) and the blank line fio prints before the results.
+    ``banner=True`` prepends fio's start-up lines (job line, ``...`` for a job's clones,
+    version, ``Starting N processes``) and the blank line fio prints before the results.
     """
     if fio_version is None:
         from cephsim import __version__
@@ -329,6 +329,8 @@ def fio_text(
                 f"(W) {_bs_str(j.bs)}, (T) {_bs_str(j.bs)}, ioengine={j.ioengine}, "
                 f"iodepth={j.iodepth}\n"
             )
+            if j.numjobs > 1:  # fio: one line for the job, "..." for its clones
+                out.append("...\n")
         nproc = sum(j.numjobs for j in jobs)
         out.append(f"{fio_version}\nStarting {nproc} process{'es' if nproc != 1 else ''}\n\n")
     for j in jobs:

@@ -1,7 +1,8 @@
 """From a :class:`~cephsim.model.runner.RunResult` to fio-style statistics and the breakdown.
 
 - ``job_stats``: one fio job (as with ``group_reporting``) per run, read and
-  write directions computed exactly as fio does (:mod:`cephsim.formats.report.fio_stats`).
+  write directions computed exactly as fio does (:mod:`cephsim.formats.report.fio_stats`),
+  the job's options as fio lists them and its CPU use (``fio_cpu``).
 - ``breakdown``: where the time of the measured ops went, along each op's
   critical path (network, CPU work, C-state wake penalties, disk, queueing:
   these add up to the mean latency), plus the mean time between consecutive
@@ -17,7 +18,12 @@ import numpy as np
 
 from cephsim import __version__
 from cephsim.formats.report.assumptions import assumptions
-from cephsim.formats.report.fio_json import fio_json, format_bs
+from cephsim.formats.report.fio_json import (
+    MIXED_RW,
+    fio_json,
+    format_time,
+    report_time_ms,
+)
 from cephsim.formats.report.fio_stats import DirectionStats, JobStats
 from cephsim.metrics.records import CATEGORIES
 from cephsim.model.resolve import resolved_dict
@@ -36,12 +42,70 @@ def job_stats(res: RunResult) -> JobStats:
         dirs[name] = DirectionStats.from_samples(
             None if w.sync_io else slat_end - submit, done - slat_end, done - submit, bs_bytes=w.bs,
             runtime_ns=res.runtime_ns, completion_ns=done - t0)
+    usr, sys_ = fio_cpu(res)
     return JobStats(jobname=res.scenario.name, rw=w.rw, bs=w.bs, iodepth=w.iodepth,
                     numjobs=w.numjobs, ioengine=w.fio_ioengine, runtime_ns=res.runtime_ns,
-                    read=dirs["read"], write=dirs["write"],
-                    job_options={"rw": w.rw, "bs": format_bs(w.bs),
-                                 "iodepth": str(w.iodepth), "numjobs": str(w.numjobs),
-                                 "ioengine": w.fio_ioengine})
+                    read=dirs["read"], write=dirs["write"], usr_cpu=usr, sys_cpu=sys_,
+                    rwmixread=w.rwmixread if w.rw in MIXED_RW else None,
+                    job_options=run_options(res))
+
+
+def run_options(res: RunResult) -> dict[str, str]:
+    """The run's length as fio options: the user's ``runtime`` (not the measured time,
+    which is ``job_runtime``), ``time_based`` when the runtime alone ends the run (with
+    run.ios too, whichever comes first ends it, as fio's runtime with a size), and
+    ``ramp_time``.  A run ended by a number of I/Os has no fio option of its own (fio's
+    number_ios counts per job and the ramp in)."""
+    run = res.scenario.run
+    out: dict[str, str] = {}
+    if run.runtime is not None:
+        if run.ios is None:
+            out["time_based"] = "1"
+        out["runtime"] = format_time(run.runtime)
+    if run.ramp_time:
+        out["ramp_time"] = format_time(run.ramp_time)
+    return out
+
+
+def fio_cpu(res: RunResult) -> tuple[float, float]:
+    """``usr_cpu``, ``sys_cpu``: the fio job threads' CPU time in user space and in the
+    kernel, % of the run, as fio reports them for ``group_reporting`` jobs.
+
+    fio takes each job thread's own CPU time (``getrusage(RUSAGE_THREAD)``; librbd's and
+    the kernel client's threads are not in it) over the job's run time, and with
+    group_reporting adds both up over the jobs: the mean over the jobs here.  What is
+    simulated is each fio thread's busy time (``app`` of each client job: submit and reap
+    for every I/O, the wake-ups, and on a deep idle state the exit latency, which Linux
+    would count as idle) over the simulated time up to the run's end, warm-up included
+    (the model keeps one running total per thread).
+
+    What is derived is the split: the thread's work per I/O, by the stages' costs, is in
+    user space where the engine is a library in fio's process (rbd, rados: fio's own
+    work, rbd_aio_write or librados' Objecter, reaping the completion) and in the kernel
+    where it is a system call (krbd, CephFS: io_submit/io_getevents or pwrite into the
+    block layer); the model does not cost fio's own bookkeeping apart from the call it
+    makes, so there usr stays 0.  Each I/O's completion is taken to wake the thread from
+    its sleep in the reap call (scheduler work, in the kernel): so it is at one I/O in
+    flight per job; with more, the thread is sometimes still busy and sys is an upper
+    bound.
+    """
+    cluster = res.cluster
+    jobs = getattr(cluster, "jobs", None) or []
+    if not jobs:
+        return 0.0, 0.0
+    end = max(res.sim_end_ns, res.records.last_complete(), *(j.app.free_at for j in jobs))
+    busy = sum(min(1.0, j.app.busy_ns / end) for j in jobs) / len(jobs) if end > 0 else 0.0
+    costs = res.resolved.ceph.costs
+    engine = res.scenario.workload.engine
+    calls = costs.cost("client.submit") + costs.cost("client.complete")
+    wake = costs.cost("kernel.wakeup")
+    if engine in ("rbd", "rados"):
+        user = calls + (costs.cost("client.objecter") if engine == "rados" else 0.0)
+        kernel = wake
+    else:
+        user, kernel = 0.0, calls + wake
+    share = user / (user + kernel) if user + kernel > 0 else 0.0
+    return 100.0 * busy * share, 100.0 * busy * (1.0 - share)
 
 
 def breakdown(res: RunResult) -> dict[str, Any] | None:
@@ -82,8 +146,11 @@ def _mean_us(x: np.ndarray) -> float:
 
 
 def result_document(res: RunResult, plus: bool = False,
-                    overrides: Sequence[str] = ()) -> dict[str, Any]:
-    doc = fio_json([job_stats(res)], plus=plus, fio_version=f"cephsim-{__version__}")
+                    overrides: Sequence[str] = (), timestamp_ms: int | None = None) -> dict[str, Any]:
+    """fio's JSON of the run with a ``cephsim`` object; timestamped now (or at
+    ``SOURCE_DATE_EPOCH``, or ``timestamp_ms``)."""
+    doc = fio_json([job_stats(res)], plus=plus, fio_version=f"cephsim-{__version__}",
+                   timestamp_ms=report_time_ms() if timestamp_ms is None else timestamp_ms)
     scenario = res.scenario.model_dump(mode="json", by_alias=True)
     scenario["run"]["seed"] = res.seed  # after --seed too, the embedded scenario reruns this run
     doc["cephsim"] = {
