@@ -1,13 +1,15 @@
-"""Rewrite every generated number in README.md and docs/ from runs of the current model.
+"""Rewrite the generated numbers and figures in README.md and docs/ from runs of the current model.
 
-    python tools/make_docs.py            # all blocks (a few minutes on two cores)
+    python tools/make_docs.py            # all blocks and figures (a few minutes on two cores)
+    python tools/make_docs.py --figures  # only the figures (docs/*.png)
     python tools/make_docs.py --check    # only say which blocks are stale (what CI tests)
 
 Each block sits between markers that carry a hash of the model's sources
 (cephsim/tools/provenance.py); a test fails when a block was made by another version of the
 model.  The measured column of each table is data (with its source in the scenario file),
 not output; everything else here is printed by the model, seed 1, each scenario's own
-run length.
+run length.  Each figure is drawn by the command shown with it (:data:`FIGURES`), run in
+this process: the same code as a reader's ``--plot``.
 """
 
 from __future__ import annotations
@@ -139,9 +141,37 @@ def accuracy() -> tuple[list[str], str]:
     return summary_lines(v), validation_markdown(v, command)
 
 
+#: the figures under docs/, each as the command that draws it (paths from the repository root)
+FIGURES = [
+    ("explain", "scenarios/wido-2019-nautilus.yaml", "--set", "run.ios=5000", "--no-ablations",
+     "-q", "--plot", "docs/explain-wido-2019-median.png", "--latency-plot",
+     "docs/latency-wido-2019.png"),
+    ("sweep", "scenarios/quickstart.yaml", "--set", "workload.iodepth=1,2,4,8,16,32", "--set",
+     "run.ios=5000", "--seeds", "3", "-q", "--plot", "docs/sweep-quickstart-iodepth.png"),
+    ("mon-threshold", "scenarios/osiris-mon-rtt-1600ms.yaml", "--lo", "100ms", "--plot",
+     "docs/mon-state-vs-rtt.png"),
+]
+
+
+def figures() -> None:
+    import contextlib
+    import io
+
+    from typer.main import get_command
+
+    from cephsim.cli import app
+
+    command = get_command(app)
+    for args in FIGURES:
+        print(f"  cephsim {' '.join(args)}", file=sys.stderr, flush=True)
+        with contextlib.redirect_stdout(io.StringIO()):  # the figure is the output wanted
+            command.main(list(args), prog_name="cephsim", standalone_mode=False)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="only report stale blocks")
+    ap.add_argument("--figures", action="store_true", help="only redraw the figures")
     args = ap.parse_args()
     if args.check:
         stale = {p.relative_to(ROOT).as_posix(): stale_blocks(p.read_text()) for p in DOCS}
@@ -151,7 +181,11 @@ def main() -> int:
         return 1 if stale else 0
     import os
 
-    os.chdir(ROOT)  # the accuracy command's default corpus is relative
+    os.chdir(ROOT)  # the accuracy command's default corpus and the figures' paths are relative
+    if args.figures:
+        print("figures:", file=sys.stderr)
+        figures()
+        return 0
     print("accuracy (leave-one-cluster-out):", file=sys.stderr)
     summary, validation = accuracy()
     (ROOT / "docs" / "validation.md").write_text(validation)
@@ -167,6 +201,8 @@ def main() -> int:
     print("scenarios under load:", file=sys.stderr)
     text = replace_block(text, "load-scenarios", table(LOAD), HOW)
     scen.write_text(text)
+    print("figures:", file=sys.stderr)
+    figures()
     return 0
 
 

@@ -101,3 +101,7 @@ def emit(text: str, output: Path | None) -> None:
     write_atomic(output, text)
 
 
+def plot_suffix(plot: Path | None, option: str = "--plot") -> None:
+    """Refuse, before any work, a figure file matplotlib would not know how to write."""
+    if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise CephsimError.single(f"{option} {plot}: the file must end in .png, .svg or .pdf")

@@ -12,7 +12,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from cephsim.cli.common import fail
+from cephsim.cli.common import fail, plot_suffix
 from cephsim.errors import CephsimError
 
 #: RTTs scanned at most (each is a monitor simulation per seed)
@@ -100,13 +100,19 @@ def register(app: typer.Typer) -> None:
                 "Bisection stops when the bracket is this narrow.")] = "100ms",
         points: Annotated[int, typer.Option("--points", help="RTTs scanned (log-spaced) before "
                 "bisecting each change; windows narrower than the spacing can be missed.")] = 33,
+        plot: Annotated[Optional[Path], typer.Option("--plot", metavar="FILE", help=
+                "Also draw the verdict, quorum availability, command success and elections "
+                "against the RTT, every RTT simulated (.png, .svg or .pdf).")] = None,
     ) -> None:
         """Search the monitor RTT at which the verdict changes (healthy -> unstable -> broken)."""
         from cephsim.scenario.load import load_resolved
 
         try:
-            from cephsim.monitors import find_thresholds
+            from cephsim.formats.output import check_outputs
+            from cephsim.monitors import search_thresholds
 
+            plot_suffix(plot)
+            check_outputs({"--plot": plot}, [scenario])
             sd = _seeds(seeds)
             lo_ns, hi_ns, tol_ns = _dur("--lo", lo), _dur("--hi", hi), _dur("--tol", tol)
             if lo_ns >= hi_ns:
@@ -119,9 +125,13 @@ def register(app: typer.Typer) -> None:
                         "section", file=str(scenario),
                                           path="monitors")
             setup = r.monitors
-            ths = find_thresholds(setup.spec, setup.net_at_rtt, seeds=sd, lo=lo_ns, hi=hi_ns,
-                                  tol_ns=tol_ns, points=points)
-            typer.echo(threshold_text(sc.name, ths, sd, setup.max_mon_rtt_ns(), lo_ns, hi_ns,
-                                      points), nl=False)
+            found = search_thresholds(setup.spec, setup.net_at_rtt, seeds=sd, lo=lo_ns,
+                                      hi=hi_ns, tol_ns=tol_ns, points=points)
+            if plot is not None:
+                from cephsim.tools.plots import plot_mon_threshold
+
+                plot_mon_threshold(found, plot, sc.name, setup.max_mon_rtt_ns())
+            typer.echo(threshold_text(sc.name, found.thresholds, sd, setup.max_mon_rtt_ns(),
+                                      lo_ns, hi_ns, points), nl=False)
         except CephsimError as e:
             fail(e)

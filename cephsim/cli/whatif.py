@@ -13,7 +13,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from cephsim.cli.common import emit, fail
+from cephsim.cli.common import emit, fail, plot_suffix
 from cephsim.errors import CephsimError
 
 
@@ -54,11 +54,6 @@ OutOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help=
         "Write to this file instead of stdout.")]
 SeedOpt = Annotated[Optional[int], typer.Option("--seed", min=0, help=
         "Base seed (default: run.seed).")]
-
-
-def _plot_suffix(plot: Path | None, option: str = "--plot") -> None:
-    if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
-        raise CephsimError.single(f"{option} {plot}: the file must end in .png, .svg or .pdf")
 
 
 def _check_scheduler(executor: ExecutorKind, scheduler: str | None) -> None:
@@ -113,7 +108,7 @@ def register(app: typer.Typer) -> None:
             from cephsim.formats.output import check_outputs
             from cephsim.tools.sweep import run_sweep, write_fio_dir
 
-            _plot_suffix(plot)
+            plot_suffix(plot)
             _check_scheduler(executor, scheduler)
             check_outputs({"--output": output, "--plot": plot}, [scenario])
             res = run_sweep(scenario, set_ or [], seeds=seeds, seed=seed, jobs=jobs,
@@ -219,8 +214,8 @@ def register(app: typer.Typer) -> None:
             from cephsim.tools.explain import explain as do
             from cephsim.tools.explain import render
 
-            _plot_suffix(plot)
-            _plot_suffix(latency_plot, "--latency-plot")
+            plot_suffix(plot)
+            plot_suffix(latency_plot, "--latency-plot")
             check_outputs({"--output": output, "--plot": plot, "--latency-plot": latency_plot},
                           [scenario])
             ex = do(scenario, set_ or [], which=op, seed=seed, ablations=ablations, jobs=jobs,

@@ -1,14 +1,16 @@
 """Discrete-event model of the Ceph monitor cluster under high round-trip times (seed 004).
 
-Entry points: :func:`simulate_monitors`, :func:`find_thresholds`; inputs
-:class:`MonitorSpec` and :class:`MonNetwork`; output :class:`MonitorReport`.
+Entry points: :func:`simulate_monitors`, :func:`find_thresholds` (:func:`search_thresholds`
+also keeps every RTT it simulated); inputs :class:`MonitorSpec` and :class:`MonNetwork`;
+output :class:`MonitorReport`.
 """
 
 from .links import LinkSpec, MonNetwork
 from .model import simulate_monitors
 from .report import MonitorReport, text_report
 from .spec import MonitorSpec
-from .thresholds import Threshold, find_thresholds
+from .thresholds import RttVerdict, Threshold, ThresholdSearch, find_thresholds, search_thresholds
 
-__all__ = ["LinkSpec", "MonNetwork", "MonitorReport", "MonitorSpec", "Threshold",
-           "find_thresholds", "simulate_monitors", "text_report"]
+__all__ = ["LinkSpec", "MonNetwork", "MonitorReport", "MonitorSpec", "RttVerdict", "Threshold",
+           "ThresholdSearch", "find_thresholds", "search_thresholds", "simulate_monitors",
+           "text_report"]

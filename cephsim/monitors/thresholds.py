@@ -23,6 +23,7 @@ from typing import Callable, Sequence
 
 from .links import MonNetwork
 from .model import simulate_monitors
+from .report import MonitorReport
 from .spec import MonitorSpec
 
 ORDER = {"healthy": 0, "unstable": 1, "broken": 2}
@@ -98,11 +99,35 @@ def search_changes(verdict_at: Callable[[int], int], lo: int, hi: int, tol_ns: i
     return out
 
 
-def find_thresholds(spec: MonitorSpec, make_net: Callable[[int], MonNetwork],
-                    seeds: Sequence[int] = (1, 2, 3), lo: int = 1_000_000,
-                    hi: int = 12_800_000_000, tol_ns: int = 100_000_000,
-                    points: int = 33) -> list[Threshold]:
-    """Every verdict boundary between ``lo`` and ``hi`` (ns), in RTT order (:func:`search_changes`)."""
+@dataclass
+class RttVerdict:
+    """One RTT the search simulated: the majority verdict and every seed's report."""
+
+    rtt_ns: int
+    state: str
+    reports: list[MonitorReport]
+
+
+@dataclass
+class ThresholdSearch:
+    """What :func:`search_thresholds` found and every RTT it simulated on the way (the
+    scan grid and the bisection points, in RTT order): what ``mon-threshold --plot`` draws."""
+
+    thresholds: list[Threshold]
+    tried: list[RttVerdict]
+    seeds: list[int]
+    lo_ns: int
+    hi_ns: int
+    points: int
+    tol_ns: int
+
+
+def search_thresholds(spec: MonitorSpec, make_net: Callable[[int], MonNetwork],
+                      seeds: Sequence[int] = (1, 2, 3), lo: int = 1_000_000,
+                      hi: int = 12_800_000_000, tol_ns: int = 100_000_000,
+                      points: int = 33) -> ThresholdSearch:
+    """Every verdict boundary between ``lo`` and ``hi`` (ns), in RTT order
+    (:func:`search_changes`), with the verdicts and reports of every RTT simulated."""
     cache: dict[int, tuple[int, list]] = {}
 
     def v(r: int) -> int:
@@ -118,4 +143,13 @@ def find_thresholds(spec: MonitorSpec, make_net: Callable[[int], MonNetwork],
         timer = opts.most_common(1)[0][0] if opts else None
         detail = next((r.first_timer_tripped for r in reps if r.first_timer_option == timer), None)
         out.append(Threshold(NAMES[v(a)], NAMES[v(b)], a, b, timer, detail))
-    return out
+    tried = [RttVerdict(r, NAMES[st], reps) for r, (st, reps) in sorted(cache.items())]
+    return ThresholdSearch(out, tried, list(seeds), lo, hi, points, tol_ns)
+
+
+def find_thresholds(spec: MonitorSpec, make_net: Callable[[int], MonNetwork],
+                    seeds: Sequence[int] = (1, 2, 3), lo: int = 1_000_000,
+                    hi: int = 12_800_000_000, tol_ns: int = 100_000_000,
+                    points: int = 33) -> list[Threshold]:
+    """Every verdict boundary between ``lo`` and ``hi`` (ns), in RTT order (:func:`search_changes`)."""
+    return search_thresholds(spec, make_net, seeds, lo, hi, tol_ns, points).thresholds

@@ -28,7 +28,6 @@ from __future__ import annotations
 import bisect
 import io
 import math
-import re
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +39,7 @@ from cephsim.errors import CephsimError
 from cephsim.metrics.records import CATEGORIES
 from cephsim.metrics.trace import Span
 from cephsim.model.steps import CLIENT_SEND, STEPS, WAL_WRITE
+from cephsim.tools.names import component_label, osd_id, osd_name, osd_of
 
 CAT_LABEL = {"network": "network", "cpu": "CPU work", "wake": "C-state wake-ups",
              "disk": "disk", "queue": "queueing"}
@@ -247,30 +247,12 @@ def _greedy(spans: Any, submit: int, complete: int, by_end: dict[int, list[int]]
 # ------------------------------------------------------------------ hosts and wording
 
 
-_OSD_RESOURCE = re.compile(r"(osd\d+)\.(?!job\d+\.|osd\d+-con\.)")
-
-
-def osd_of(resource: str) -> str | None:
-    """``osd6`` for one of OSD 6's threads or devices (``osd6.msgr0``, ``osd6.disk``); None
-    for a client's (``<host>.job0.msgr0``, ``<host>.osd6-con.kworker``: a host may be named
-    like an OSD, as the quickstart's ``osd0``), the network and waits."""
-    m = _OSD_RESOURCE.match(resource)
-    return m.group(1) if m else None
-
-
-def display_name(resource: str) -> str:
-    """A thread or device as Ceph names its daemon (``osd.6.msgr0``); a client's thread
-    (``osd0.job0.app`` on a host named osd0) and the network (``osd0->osd1``) as they are."""
-    osd = osd_of(resource)
-    return f"osd.{osd[3:]}{resource[len(osd):]}" if osd else resource
-
-
 def _host_of(resource: str, osd_host: dict[int, str]) -> str:
     if resource.startswith("net "):
         return "network"
-    osd = osd_of(resource)
+    osd = osd_id(resource)
     if osd is not None:
-        return osd_host.get(int(osd[3:]), osd)
+        return osd_host.get(osd, f"osd{osd}")
     return resource.split(".", 1)[0]
 
 
@@ -292,7 +274,7 @@ def _shared_spans_per_osd(spans: list, shared: dict[str, str],
     for sp in spans:
         head = osd_of(sp[0])
         if sp[0] not in shared and head is not None:
-            osd_on.setdefault(osd_host.get(int(head[3:]), ""), head)
+            osd_on.setdefault(osd_host.get(osd_id(sp[0]), ""), head)
     out = []
     for sp in spans:
         role = shared.get(sp[0])
@@ -454,7 +436,7 @@ def explain(path: str | Path, overrides: Sequence[str] | None = None, which: str
     parts[client] = ["client"]
     for head, role in roles.items():
         h = next(host_of[sp[0]] for sp in order if osd_of(sp[0]) == head)
-        parts.setdefault(h, []).append(f"{role}: {head.replace('osd', 'osd.')}")
+        parts.setdefault(h, []).append(f"{role}: {osd_name(head)}")
     groups: list[tuple[str, str]] = [(h, "; ".join(p)) for h, p in parts.items()]
     groups.insert(1, ("network", "messages on the wire"))
     is_write = bool(a["is_write"][i])
@@ -647,9 +629,9 @@ def timeline(ex: Explanation, width: int = WIDTH) -> str:
             continue
         out.write(f"{host} ({role})"[:width] + "\n")
         for name in names:
-            short = name.split(".", 1)[1] if name.count(".") and not host == "network" else name
-            if host != "network" and osd_of(name):
-                short = display_name(name)
+            short = component_label(name)
+            if host != "network" and not osd_of(name):  # under its host's title: no host
+                short = short.removeprefix(f"{host}.")
             out.write(f"  {short[:label_w - 2]:<{label_w - 2}} |{''.join(rows[name])}|\n")
     out.write(f"{'':<{label_w}} one column = {per / 1e3:.1f} us\n")
     out.write("legend: on the critical path  # CPU  ~ network  W disk write  R disk read  "
@@ -671,7 +653,7 @@ def _nice_step(x: float) -> float:
 def steps_table(ex: Explanation) -> str:
     lines = [f"{'#':>3} {'at (us)':>8} {'takes':>8}  {'where':<22} what"]
     for i, s in enumerate(ex.steps, 1):
-        where = display_name(row_name(s.resource))
+        where = component_label(s.resource)
         head = f"{i:>3} {s.start / 1e3:8.1f} {s.dur / 1e3:8.1f}  {where[:22]:<22} "
         wrapped = textwrap.wrap(s.what, WIDTH - len(head)) or [""]
         lines.append(head + wrapped[0])
