@@ -78,7 +78,7 @@ def assert_short_error(r: CLIResult, *words: str) -> None:
         assert w in r.output, r.output
 
 
-def _invoke(*args: str) -> CLIResult:
+def _invoke(*args: str, input: str | None = None) -> CLIResult:  # noqa: A002 - CliRunner's word
     from typer.testing import CliRunner
 
     from cephsim.cli import app
@@ -87,7 +87,7 @@ def _invoke(*args: str) -> CLIResult:
         runner = CliRunner(mix_stderr=False)
     except TypeError:
         runner = CliRunner()
-    r = runner.invoke(app, [str(a) for a in args])
+    r = runner.invoke(app, [str(a) for a in args], input=input)
     try:
         err = r.stderr
     except ValueError:
@@ -98,5 +98,6 @@ def _invoke(*args: str) -> CLIResult:
 
 @pytest.fixture(scope="session")
 def run_cli():
-    """``run_cli("run", path, "--set", "run.ios=300")`` -> CLIResult (exit_code, stdout, stderr)."""
+    """``run_cli("run", path, "--set", "run.ios=300")`` -> CLIResult (exit_code, stdout, stderr);
+    ``input=`` is what stdin holds."""
     return _invoke

@@ -119,3 +119,365 @@ def test_a_ping_between_hosts_is_read_by_the_ping_reader(tmp_path, run_cli):
     r = run_cli("init", "--from", d, "--yes")
     assert r.exit_code == 0, r.stderr
     assert "ping between hosts: avg 131 us" in r.stderr
+
+
+# ---------------------------------------------------------------- erasure-code profiles
+
+PROFILES = FIXTURES / "ec-profiles"
+
+
+def _ec_cluster(tmp_path: Path, pool: dict, *profiles: str, rename: dict | None = None) -> Path:
+    """cluster-a with its first RBD pool ('glance') made erasure-coded as ``pool`` says, and
+    the named profile fixtures beside it (under another name where ``rename`` says)."""
+    import json
+    import shutil
+
+    d = tmp_path / "c"
+    shutil.copytree(FIXTURES / "cluster-a", d)
+    pools = json.loads((d / "ceph-pool-ls-detail.json").read_text())
+    glance = next(p for p in pools if p["pool_name"] == "glance")
+    glance.update(type=3, flags_names="hashpspool,ec_overwrites", **pool)
+    (d / "ceph-pool-ls-detail.json").write_text(json.dumps(pools, indent=4))
+    for name in profiles:
+        shutil.copy(PROFILES / name, d / (rename or {}).get(name, name))
+    return d
+
+
+def _scenario(run_cli, d: Path, tmp_path: Path):
+    from cephsim.scenario.load import load_scenario
+
+    out = tmp_path / "s.yaml"
+    r = run_cli("init", "--from", d, "-o", out, "--yes")
+    assert r.exit_code == 0, r.stderr
+    return load_scenario(out), out.read_text()
+
+
+@pytest.mark.parametrize("name,k,m,plugin,domain,technique", [
+    ("ecPool1_ecprofile.json", 2, 1, "jerasure", "osd", "reed_sol_van"),  # -f json, Jewel keys
+    ("default.json", 2, 1, "jerasure", None, "reed_sol_van"),  # -f json-pretty, no domain
+    ("k4m2.txt", 4, 2, "jerasure", "host", "reed_sol_van"),  # plain form
+    ("none_profile.txt", 4, 2, "jerasure", "osd", "reed_sol_van"),  # Squid's keys
+    ("cephfs.txt", 5, 2, "jerasure", "host", "reed_sol_van"),
+])
+def test_every_form_of_a_profile_is_read(name, k, m, plugin, domain, technique):
+    from cephsim.tools.init.collect import Collected, _read_file
+
+    got = Collected()
+    assert _read_file(PROFILES / name, got) == "ec_profile"
+    (p,) = got.ec_profiles
+    assert (p.k, p.m, p.plugin, p.fields.get("technique")) == (k, m, plugin, technique)
+    assert (p.fields.get("crush-failure-domain") or p.fields.get("ruleset-failure-domain")) \
+        == domain
+    assert p.chunks() == k + m
+
+
+def test_an_ec_pool_gets_its_profile_by_name(tmp_path, run_cli):
+    """Rook's profile (k=2 m=1, ruleset-failure-domain=osd) in a file named after the pool's
+    profile; the default profile beside it has as many chunks but is not the pool's."""
+    d = _ec_cluster(tmp_path, {"size": 3, "erasure_code_profile": "ecPool1_ecprofile",
+                               "stripe_width": 8192}, "ecPool1_ecprofile.json", "default.json")
+    sc, text = _scenario(run_cli, d, tmp_path)
+    p = sc.pool
+    assert (p.type, p.k, p.m, p.size, p.failure_domain) == ("erasure", 2, 1, 3, "osd")
+    assert (p.plugin, p.technique, p.stripe_unit) == ("jerasure", "reed_sol_van", 4096)
+    assert "profile ecPool1_ecprofile from ecPool1_ecprofile.json names it" in text
+    assert "erasure-coded (profile" not in text  # no guess of k and m
+    r = run_cli("run", tmp_path / "s.yaml", "--set", "run.ios=300")
+    assert r.exit_code == 0, r.stderr
+
+
+def test_an_unnamed_profile_is_taken_only_when_it_alone_fits(tmp_path, run_cli):
+    rename = {"ecPool1_ecprofile.json": "profile.json"}
+    d = _ec_cluster(tmp_path, {"size": 3, "erasure_code_profile": "ecPool1_ecprofile",
+                               "stripe_width": 8192}, "ecPool1_ecprofile.json", rename=rename)
+    sc, text = _scenario(run_cli, d, tmp_path)
+    assert (sc.pool.k, sc.pool.m, sc.pool.failure_domain) == (2, 1, "osd")
+    assert "the only profile of 3 chunks" in text
+    # two unnamed profiles of 3 chunks that differ: neither is taken; k from the stripe width
+    (d / "default.json").write_text((PROFILES / "default.json").read_text())
+    sc, text = _scenario(run_cli, d, tmp_path)
+    assert (sc.pool.k, sc.pool.m, sc.pool.failure_domain) == (2, 1, "host")
+    assert "all have 3 chunks" in text and "k from its stripe width 8192" in text
+
+
+def test_a_profile_for_more_hosts_than_the_files_show(tmp_path, run_cli):
+    """k4m2 (failure domain host) needs 6 hosts; cluster-a's tree shows 3: the files show
+    part of the cluster, so the scenario has 6 hosts like them."""
+    d = _ec_cluster(tmp_path, {"size": 6, "erasure_code_profile": "k4m2", "stripe_width": 16384},
+                    "k4m2.txt")
+    sc, text = _scenario(run_cli, d, tmp_path)
+    assert (sc.pool.k, sc.pool.m, sc.pool.failure_domain) == (4, 2, "host")
+    assert sc.hosts[0].count == 6 and "need 6: modelled 6 hosts" in text
+
+
+def test_what_a_profile_sets_that_the_scenario_cannot_say(tmp_path, run_cli):
+    """cephfs.txt (a real k=5 m=2 profile on its own CRUSH root and device class); its
+    pool's stripe width 8192 is from before Luminous: not 5 whole stripe units."""
+    d = _ec_cluster(tmp_path, {"size": 7, "erasure_code_profile": "cephfs", "stripe_width": 8192},
+                    "cephfs.txt")
+    sc, text = _scenario(run_cli, d, tmp_path)
+    assert (sc.pool.k, sc.pool.m, sc.pool.stripe_unit) == (5, 2, 4096)
+    assert "crush-root hdd: the scenario has one root" in text
+    assert "crush-device-class hdd" in text
+    assert "stripe width 8192 B is not k=5 whole stripe units" in text
+    assert "w=8" not in text  # Ceph's default: nothing to say
+
+
+@pytest.mark.parametrize("extra,k,m,expect", [
+    ("plugin=lrc\nk=4\nm=2\nl=3\n", 4, 2, "plugin lrc is not modelled"),  # 4+2+2 chunks
+    ("plugin=isa\nk=2\nm=1\ntechnique=cauchy\ncrush-failure-domain=rack\n", 2, 1,
+     "crush-failure-domain rack"),
+    ("plugin=jerasure\nk=2\nm=1\nstripe_unit=64K\nw=16\n", 2, 1, "w=16 is not modelled"),
+])
+def test_profile_settings_the_model_lacks_are_guesses(tmp_path, run_cli, extra, k, m, expect):
+    from cephsim.tools.init.collect import ECProfile
+
+    prof = ECProfile(tmp_path / "p.txt", dict(x.split("=", 1) for x in extra.split()), {})
+    size = prof.chunks()
+    d = _ec_cluster(tmp_path, {"size": size, "erasure_code_profile": "p", "stripe_width": 0})
+    (d / "p.txt").write_text(extra)
+    sc, text = _scenario(run_cli, d, tmp_path)
+    assert (sc.pool.k, sc.pool.m) == (k, m) and expect in text
+    if "isa" in extra:
+        assert (sc.pool.plugin, sc.pool.technique, sc.pool.failure_domain) == \
+            ("isa", "cauchy", "host")
+    if "64K" in extra:
+        assert sc.pool.stripe_unit == 65536
+
+
+def test_an_ec_pool_without_its_profile_says_which_command_to_run(tmp_path, run_cli):
+    d = _ec_cluster(tmp_path, {"size": 3, "erasure_code_profile": "ec21", "stripe_width": 8192})
+    sc, text = _scenario(run_cli, d, tmp_path)
+    assert (sc.pool.k, sc.pool.m) == (2, 1)
+    assert "ceph osd erasure-code-profile get ec21 -f json' in a file named ec21.json" in text
+
+
+# ---------------------------------------------------------------- bad profiles
+
+@pytest.mark.parametrize("name,text,words", [
+    ("p.json", '{\n  "k": "4",\n  "m": "2",\n  "plugin": "jeras', ("p.json:4:", "not valid JSON")),
+    ("p.json", '{\n  "k": "four",\n  "m": "2"\n}\n', ("p.json:2: k:", "'four'")),
+    ("p.json", '{"k": "4", "plugin": "jerasure"}', ("p.json", "no m", "truncated")),
+    ("p.json", '{\n  "k": "4",\n  "m": true\n}\n', ("p.json:3: m:", "as text")),
+    ("p.txt", "k=4\nm: 2\nplugin=jerasure\n", ("p.txt:2:", "not a key=value line")),
+    ("p.txt", "crush-root=default\nk=4\n", ("p.txt", "no m")),
+    ("p.txt", "k=4\nm=0\n", ("p.txt:2: m:", "number of chunks")),
+    ("p.txt", "k=4\nm=2\nstripe_unit=big\n", ("p.txt:3: stripe_unit:", "not a size")),
+])
+def test_a_bad_profile_is_located(tmp_path, run_cli, name, text, words):
+    import shutil
+
+    d = tmp_path / "c"
+    shutil.copytree(FIXTURES / "cluster-a", d)
+    (d / name).write_text(text)
+    assert_short_error(run_cli("init", "--from", d, "--yes"), *words)
+
+
+@pytest.mark.parametrize("text,words", [
+    # ceph osd erasure-code-profile ls -f json (as Rook's test mocks it)
+    ('["default","ecPool1_ecprofile"]', ("erasure-code-profile ls", "get NAME -f json")),
+    # ceph osd pool get ecPool1 erasure_code_profile -f json (the same test's form)
+    ('{"pool":"ecPool1","pool_id":1,"erasure_code_profile":"ecPool1_ecprofile"}',
+     ("ceph osd pool get ecPool1", "erasure-code-profile get ecPool1_ecprofile -f json")),
+    # its plain form, and 'ceph osd pool get POOL all' (which holds the same line)
+    ("size: 6\nmin_size: 5\nerasure_code_profile: k4m2\n",
+     ("o.txt:3:", "erasure-code-profile get k4m2 -f json")),
+    ('{"epoch": 49, "pools": [], "erasure_code_profiles": {"default": {"k": "2"}}}',
+     ("'ceph osd dump' output", "ceph osd pool ls detail")),
+])
+def test_a_profile_from_another_command(tmp_path, run_cli, text, words):
+    import shutil
+
+    d = tmp_path / "c"
+    shutil.copytree(FIXTURES / "cluster-a", d)
+    (d / "o.txt").write_text(text)
+    assert_short_error(run_cli("init", "--from", d, "--yes"), "o.txt", *words)
+
+
+# ---------------------------------------------------------------- the client host
+
+def test_a_client_directory_gives_the_client_its_own_hardware(tmp_path, run_cli):
+    """client/ holds a Kubernetes node's lscpu and ethtool (a 2-socket Haswell KVM guest,
+    virtio): the client group takes them, the OSD hosts keep cluster-a's Skylake guests."""
+    import shutil
+
+    d = tmp_path / "c"
+    shutil.copytree(FIXTURES / "cluster-a", d)
+    shutil.copytree(FIXTURES / "client-k8s", d / "client")
+    sc, text = _scenario(run_cli, d, tmp_path)
+    osd, client = sc.hosts
+    assert osd.cpu.microarch == "skylake" and client.cpu.microarch == "haswell"
+    assert client.cpu.name == "Intel Core Processor (Haswell, no TSX, IBRS)"
+    assert (client.sockets, client.cpu.cores, client.cpu.threads_per_core) == (2, 1, 1)
+    assert client.vm is not None and client.nic == "virtio-net-vhost-25g"
+    # no cpupower there: the OSD hosts' governor, not their driver or idle-state names
+    assert client.tuning.governor == "performance" == osd.tuning.governor
+    assert "client host: the OSD hosts' governor (no cpupower in client/)" in text
+    assert "hardware and tuning" not in text
+    r = run_cli("run", tmp_path / "s.yaml", "--set", "run.ios=300")
+    assert r.exit_code == 0, r.stderr
+
+
+def test_without_a_client_directory_the_client_copies_the_osd_hosts(tmp_path, run_cli):
+    sc, text = _scenario(run_cli, FIXTURES / "cluster-a", tmp_path)
+    assert sc.hosts[1].cpu == sc.hosts[0].cpu and sc.hosts[1].nic == sc.hosts[0].nic
+    assert "client host: the OSD hosts' hardware and tuning (no client/ directory" in text
+
+
+def test_a_cluster_output_in_the_client_directory(tmp_path, run_cli):
+    import shutil
+
+    d = tmp_path / "c"
+    shutil.copytree(FIXTURES / "cluster-a", d)
+    (d / "client").mkdir()
+    shutil.copy(FIXTURES / "cluster-a" / "ceph-versions.json", d / "client")
+    assert_short_error(run_cli("init", "--from", d, "--yes"), "client/ceph-versions.json",
+                       "describes the cluster, not the client host")
+
+
+# ---------------------------------------------------------------- questions
+
+def _script(*lines: str):
+    """An ask callable answering ``lines`` in turn, then end of input; it keeps the prompts."""
+    seen: list[str] = []
+    feed = iter(lines)
+
+    def ask(prompt: str) -> str:
+        seen.append(prompt)
+        try:
+            return next(feed)
+        except StopIteration:
+            raise EOFError from None
+    ask.prompts = seen  # type: ignore[attr-defined]
+    return ask
+
+
+_INLINE = {"cores": 16, "threads_per_core": 2, "max_mhz": 3000, "min_mhz": 1500}
+
+
+def _q(key: str, default: str = "x", **context):
+    from cephsim.tools.init.build import Question
+
+    return Question(key, f"the {key}", default, context)
+
+
+def test_enter_takes_every_default_and_end_of_input_keeps_the_guesses():
+    from cephsim.tools.init.ask import ask_missing
+    from cephsim.tools.init.build import build
+    from cephsim.tools.init.collect import read_dir
+
+    qs = build(read_dir(FIXTURES / "cluster-b")).questions
+    assert [q.key for q in qs] == ["cpu", "sockets", "nic", "disk", "pool", "client_cpu"]
+    ask = _script(*[""] * len(qs))
+    assert ask_missing(qs, ask) == {}
+    # every prompt shows its default
+    assert all(p.endswith(f"[{q.default}]: ") for p, q in zip(ask.prompts, qs))
+    said: list[str] = []
+    assert ask_missing(qs, _script("xeon-6242"), said.append) == {"cpu": "xeon-6242"}
+    assert "end of input" in said[-1]
+
+
+@pytest.mark.parametrize("key,lines,context,answer,said_n", [
+    ("cpu", ["xeon-6242"], {}, "xeon-6242", 0),                          # an id
+    ("cpu", ["AMD EPYC 7313P 16-Core Processor"], {}, "epyc-7313p", 1),  # what lscpu says
+    ("cpu", ["xeon 6242", ""], {}, "xeon-6242", 1),                      # a near miss, offered
+    ("cpu", ["no such cpu at all", "epyc-7313p"], {}, "epyc-7313p", 1),
+    ("cpu", ["inline", "8", "", "3.5", ""], _INLINE,
+     {"cores": 8, "threads_per_core": 2, "max_mhz": 3500, "min_mhz": 1500}, 0),
+    # cores 0 and 8.5, 3 threads, 9 GHz and a lowest clock above the highest: refused
+    ("cpu", ["inline", "0", "8.5", "8", "3", "1", "9", "2.0", "2.5", ""], _INLINE,
+     {"cores": 8, "threads_per_core": 1, "max_mhz": 2000, "min_mhz": 1500}, 5),
+    ("client_cpu", ["same"], {}, None, 0),
+    ("disk", ["SAMSUNG MZQL23T8HCLS-00A07"], {}, "pm9a3", 1),             # nvme list's model
+    ("disk", ["generic-hdd-7200"], {}, "generic-hdd-7200", 0),
+    ("nic", ["10"], {"driver": "ixgbe"}, "intel-82599-10g", 1),          # driver and speed
+    ("nic", ["10"], {"driver": None}, "generic-10g", 0),
+    ("nic", ["50", "100Gb/s"], {"driver": None}, "generic-100g", 1),
+    ("nic", ["connectx5-25g"], {}, "connectx5-25g", 0),
+    ("pool", ["0", "4", "3"], {"osds": 3}, {"size": 3}, 2),
+    ("pool", ["4+2"], {"osds": 3}, {"type": "erasure", "k": 4, "m": 2}, 0),
+    ("pool", ["nov", ""], {"choices": ["glance", "nova"]}, {"name": "nova"}, 1),
+    ("ec", ["2+1", "4+2"], {"size": 6}, [4, 2], 1),
+    ("release", ["19.2.1"], {}, "19.2.1", 0),
+    ("release", ["quinci", ""], {}, "quincy", 1),
+    ("sockets", ["two", "2"], {}, 2, 1),
+])
+def test_each_answer_is_checked(key, lines, context, answer, said_n):
+    from cephsim.tools.init.ask import ask_missing
+
+    said: list[str] = []
+    got = ask_missing([_q(key, "keep", **context)], _script(*lines), said.append)
+    assert got.get(key) == answer, said
+    assert len(said) == said_n, said  # each refusal, offer or match is said once
+
+
+def test_a_question_gives_up_after_five_refusals():
+    from cephsim.errors import CephsimError
+    from cephsim.tools.init.ask import ask_missing
+
+    with pytest.raises(CephsimError, match="no valid answer in 5 tries"):
+        ask_missing([_q("sockets", "1")], _script(*["many"] * 6))
+
+
+def test_answers_replace_the_guesses_they_answer():
+    from cephsim.tools.init.build import build
+    from cephsim.tools.init.collect import read_dir
+
+    got = read_dir(FIXTURES / "cluster-b")
+    b = build(got, {"cpu": "xeon-6242", "sockets": 2, "nic": "generic-10g", "disk": "pm983",
+                    "pool": {"size": 1}, "client_cpu": "epyc-7313p"})
+    assert b.questions == []  # nothing left to ask
+    assert not any(x.startswith(("CPU", "one socket", "NIC:", "drive", "pool:"))
+                   for x in b.guesses), b.guesses
+    assert "cpu: xeon-6242" in b.text and "disk: pm983" in b.text
+    assert "cpu: epyc-7313p" in b.text and "sockets: 2" in b.text
+
+
+def test_init_asks_through_the_cli(tmp_path, run_cli):
+    """--ask with answers piped in: each prompt and answer on stderr, the scenario as answered."""
+    from cephsim.scenario.load import load_scenario
+
+    out = tmp_path / "s.yaml"
+    r = run_cli("init", "--from", FIXTURES / "cluster-b", "--ask", "-o", out,
+                input="xeon 6242\n\n2\n10\nsamsung pm983\n7\n1\n\n")
+    assert r.exit_code == 0, r.stderr
+    assert "Enter takes xeon-6242" in r.stderr and "'samsung pm983' -> pm983" in r.stderr
+    assert "'7': replicas, 1 to 1" in r.stderr
+    sc = load_scenario(out)
+    osd, client = sc.hosts
+    assert (osd.cpu, osd.sockets, osd.nic, osd.osds.disk, sc.pool.size) == \
+        ("xeon-6242", 2, "generic-10g", "pm983", 1)
+    assert client.cpu == "xeon-6242"  # 'same' (the default) as the OSD hosts
+    assert run_cli("validate", out).exit_code == 0
+
+
+def test_init_asks_nothing_without_a_terminal_or_ask(tmp_path, run_cli):
+    a = run_cli("init", "--from", FIXTURES / "cluster-b", input="xeon-6242\n")
+    b = run_cli("init", "--from", FIXTURES / "cluster-b", "--yes")
+    assert a.exit_code == 0 and a.stdout == b.stdout and "[" not in a.stderr.split("ASSUMED")[0]
+    assert_short_error(run_cli("init", "--from", FIXTURES / "cluster-b", "--yes", "--ask"),
+                       "give one")
+
+
+def test_an_answer_that_raises_a_question_of_its_own(tmp_path):
+    """Picking nova, an erasure-coded pool whose profile is not among the files, then asks
+    for its k+m (glance, the first RBD pool, stays replicated)."""
+    import json
+    import shutil
+
+    from cephsim.tools.init.ask import interview
+    from cephsim.tools.init.collect import read_dir
+
+    d = tmp_path / "c"
+    shutil.copytree(FIXTURES / "cluster-a", d)
+    pools = json.loads((d / "ceph-pool-ls-detail.json").read_text())
+    nova = next(p for p in pools if p["pool_name"] == "nova")
+    nova.update(type=3, size=6, erasure_code_profile="k4m2", stripe_width=0,
+                flags_names="hashpspool,ec_overwrites")
+    (d / "ceph-pool-ls-detail.json").write_text(json.dumps(pools))
+    # CPU, drive: Enter; the pool: nova; client CPU: Enter; then nova's k+m
+    ask = _script("", "", "nova", "", "5+1")
+    built = interview(read_dir(d), ask)
+    assert ask.prompts[-1].startswith("Pool nova's profile k4m2: k+m [4+2]")
+    assert "pool nova: k=5 m=1 (answered)" in built.text
+    assert "k: 5" in built.text and "m: 1" in built.text

@@ -187,32 +187,59 @@ def inspect(files: Annotated[list[Path], typer.Argument(help="Measurement files 
 
 @app.command()
 def init(source: Annotated[Path, typer.Option("--from", help="Directory of collected command "
-        "outputs (ceph osd metadata/tree/pool ls detail/config dump -f json, ceph versions, lscpu, "
-        "cpupower frequency-info/idle-info, ethtool, ethtool -i, ip -j link, nvme list -o json, "
-        "ping), recognised by content.")],
+        "outputs (ceph osd metadata/tree/pool ls detail/config dump -f json, ceph versions, "
+        "ceph osd erasure-code-profile get NAME -f json saved as NAME.json, lscpu, cpupower "
+        "frequency-info/idle-info, ethtool, ethtool -i, ip -j link, nvme list -o json, ping), "
+        "recognised by content; a client/ subdirectory holds the client host's own lscpu, "
+        "cpupower and ethtool outputs.")],
          output: OutputOpt = None,
          yes: Annotated[bool, typer.Option("--yes", "-y", help="Take the guesses without asking "
-                 "(they are listed in the file's header either way).")] = False) -> None:
+                 "(they are listed in the file's header either way).")] = False,
+         ask: Annotated[bool, typer.Option("--ask", help="Ask for what the files do not say "
+                 "even when stdin is not a terminal (answers one a line; an empty line takes "
+                 "the default). At a terminal init asks unless --yes.")] = False) -> None:
     """Write a scenario for an existing cluster from what its operator can collect."""
     try:
         from cephsim.formats.output import check_outputs
+        from cephsim.tools.init.ask import interview
         from cephsim.tools.init.build import build
         from cephsim.tools.init.collect import read_dir
 
+        if yes and ask:
+            raise CephsimError.single("--yes takes the guesses, --ask asks for them: give one")
         if output is not None:
             check_outputs({"--output": output})
-        built = build(read_dir(source))
+        got = read_dir(source)
+        built = build(got)
         for line in built.notes:
             typer.echo(f"cephsim init: {line}", err=True)
+        tty = sys.stdin is not None and sys.stdin.isatty()
+        if built.questions and (ask or (tty and not yes)):
+            typer.echo(f"cephsim init: {len(built.questions)} things the files do not say "
+                       "(Enter takes the [default])", err=True)
+            built = interview(got, _read_answer, lambda s: typer.echo(f"  {s}", err=True))
         for line in built.guesses:
             typer.echo(f"cephsim init: ASSUMED {line}", err=True)
-        if not yes and built.guesses and sys.stdin is not None and sys.stdin.isatty():
+        if not yes and not ask and built.guesses and tty:
             if not typer.confirm(f"write the scenario with these {len(built.guesses)} "
                                  "assumptions?", default=True, err=True):
                 raise typer.Exit(1)
         emit(built.text, output)
     except CephsimError as e:
         fail(e)
+
+
+def _read_answer(prompt: str) -> str:
+    """One answer line from stdin (the prompt on stderr: stdout may carry the scenario)."""
+    typer.echo(prompt, err=True, nl=False)
+    line = sys.stdin.readline() if sys.stdin is not None else ""
+    if not line:
+        typer.echo("", err=True)
+        raise EOFError
+    line = line.rstrip("\r\n")
+    if not sys.stdin.isatty():  # piped answers: show them, so the transcript reads as asked
+        typer.echo(line, err=True)
+    return line
 
 
 def main() -> None:

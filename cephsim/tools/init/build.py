@@ -1,9 +1,12 @@
 """Turn what was collected into a scenario: match each part to the catalog, fall back to an
-inline entry or a class default, and write down every guess."""
+inline entry or a class default, and write down every guess.  Each guess about a key fact
+(CPU, drive, NIC, pool, release) also becomes a :class:`Question`, so that ``init`` can ask
+for it and build again with the answers (:mod:`cephsim.tools.init.ask`)."""
 
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -13,7 +16,8 @@ from typing import Any
 from ruamel.yaml import YAML
 
 from cephsim.catalog.load import load_catalog
-from cephsim.tools.init.collect import COMMANDS, Collected
+from cephsim.scenario.schema import EC_TECHNIQUES
+from cephsim.tools.init.collect import COMMANDS, Collected, ECProfile
 
 RELEASES = {"12": "luminous", "13": "mimic", "14": "nautilus", "15": "octopus", "16": "pacific",
             "17": "quincy", "18": "reef", "19": "squid", "20": "tentacle"}
@@ -22,6 +26,25 @@ SPEED_CLASSES = {1e9: "1g", 10e9: "10g", 25e9: "25g", 40e9: "40g", 100e9: "100g"
 #: cpufreq drivers the model knows, by the name the kernel reports
 DRIVERS = {"intel_pstate": "intel_pstate", "amd-pstate-epp": "amd-pstate-epp",
            "acpi-cpufreq": "acpi-cpufreq"}
+#: what a profile sets that the model has no counterpart for, with the value Ceph defaults to
+#: (w and packetsize: jerasure's word and packet sizes; the crush-*-failure-domain pair:
+#: Squid's multi-step rules)
+PROFILE_UNMODELLED = {"w": "8", "packetsize": "2048", "jerasure-per-chunk-alignment": "false",
+                      "crush-num-failure-domains": "0", "crush-osds-per-failure-domain": "0"}
+#: the profile keys that need no word (read, or of no consequence to latency)
+PROFILE_READ = {"k", "m", "l", "c", "d", "plugin", "technique", "stripe_unit", "name",
+                "crush-failure-domain", "ruleset-failure-domain", "crush-root", "ruleset-root",
+                "crush-device-class", "directory", *PROFILE_UNMODELLED}
+
+
+@dataclass
+class Question:
+    """A key fact the files did not give: asked with the guess as its default."""
+
+    key: str  #: cpu, sockets, client_cpu, disk, nic, pool, ec, release
+    prompt: str
+    default: str  #: shown, and taken on Enter (the guess the scenario holds without an answer)
+    context: dict[str, Any] = field(default_factory=dict)  #: what the answer is checked against
 
 
 @dataclass
@@ -29,6 +52,7 @@ class Built:
     text: str  #: the scenario file
     notes: list[str] = field(default_factory=list)  #: what was read and matched
     guesses: list[str] = field(default_factory=list)  #: what was assumed
+    questions: list[Question] = field(default_factory=list)  #: what could be asked
 
 
 @lru_cache(maxsize=1)
@@ -78,11 +102,16 @@ def match_nic(driver: str | None, speed_mbps: int | None) -> str | None:
     return None
 
 
-def build(got: Collected) -> Built:
+def build(got: Collected, answers: dict[str, Any] | None = None) -> Built:
+    """The scenario for what ``got`` says; ``answers`` (by :class:`Question` key) replace
+    the guesses they answer."""
+    ans = answers or {}
     out = Built(text="")
     g, n = out.guesses, out.notes
-    n += [f"{COMMANDS[k]}: {p}" for k, p in sorted(got.files.items())]
-    cat = load_catalog()
+    n += [f"{COMMANDS[k]}: {p}" for k, p in sorted(got.files.items()) if k != "ec_profile"]
+    n += [f"{COMMANDS['ec_profile']}: {p.file}" for p in got.ec_profiles]
+    if got.client is not None:
+        n += [f"client host: {COMMANDS[k]}: {p}" for k, p in sorted(got.client.files.items())]
 
     # ---- hosts and OSDs
     hosts = got.tree_hosts or {}
@@ -96,123 +125,43 @@ def build(got: Collected) -> Built:
         g.append(f"OSD hosts carry {', '.join(map(str, counts))} OSDs: modelled as {len(hosts)} "
                  f"hosts of {per_host} (the largest)")
     meta = got.osds[0] if got.osds else {}
+    n_hosts = max(1, len(hosts))
 
-    # ---- CPU
+    # ---- the OSD hosts' hardware
     cpu_name = got.cpu.get("Model name") or str(meta.get("cpu", "")).strip()
-    cpu_id, how = match_cpu(cpu_name) if cpu_name else (None, "")
-    sockets = int(_num(got.cpu.get("Socket(s)")) or 1)
-    cpu_yaml: Any
-    if cpu_id:
-        n.append(f"CPU '{cpu_name}' -> catalog {cpu_id} ({how})")
-        cpu_yaml = cpu_id
-    else:
-        cpu_yaml = _inline_cpu(cpu_name, got, g)
-    if "Socket(s)" not in got.cpu:
-        g.append("one socket per host (no lscpu output)")
-
-    # ---- tuning
-    tuning: dict[str, Any] = {}
-    drv = got.freq.get("driver")
-    if drv in DRIVERS:
-        tuning["cpufreq_driver"] = DRIVERS[drv]
-    elif drv:
-        g.append(f"cpufreq driver {drv} is not modelled: the CPU's default driver is used")
-    gov = got.freq.get("governor")
-    if gov in ("performance", "powersave", "ondemand", "schedutil", "conservative"):
-        tuning["governor"] = gov
-    else:
-        g.append("governor: the kernel's default for the driver (no cpupower frequency-info)")
-    if got.freq.get("boost") == "no":
-        tuning["boost"] = False
-    if got.idle:
-        enabled = [s for s, on in got.idle if on]
-        table = (cat.cstates[cat.cpus[cpu_id].cstates] if cpu_id else None)
-        names = [s.name for s in table.states] if table else []
-        deepest = next((s for s in reversed(enabled) if s in names), None)
-        if deepest and deepest != names[-1]:
-            tuning["max_cstate"] = deepest
-        elif not deepest:
-            g.append(f"idle states {' '.join(enabled)}: none of them named in the platform's "
-                     f"table ({' '.join(names) or 'inline CPU'}); all states allowed")
-    else:
-        g.append("idle states: all the platform's (no cpupower idle-info)")
-
-    # ---- NIC
-    speed = int(got.nic["speed_mbps"]) if got.nic.get("speed_mbps") else None
-    nic = match_nic(got.nic.get("driver"), speed)
-    if nic is None:
-        nic = f"generic-{SPEED_CLASSES.get((speed or 0) * 1e6, '25g')}"
-        g.append(f"NIC: {nic} (driver {got.nic.get('driver', 'unknown')}, "
-                 f"{speed or 'unknown'} Mb/s: no catalog entry)")
-    else:
-        n.append(f"NIC driver {got.nic.get('driver')} at "
-                 f"{f'{speed} Mb/s' if speed else 'an unreported speed'} -> catalog {nic}")
+    cpu_yaml, cpu_id = _cpu(cpu_name, got, out, ans.get("cpu"), "cpu", "")
+    sockets = _sockets(got, out, ans.get("sockets"), "sockets", "")
+    tuning = _tuning(got, cpu_id, g, "")
+    nic, speed = _nic(got, out, ans.get("nic"), "")
     mtu = int(got.nic.get("mtu", 0)) or 1500
     if "mtu" not in got.nic:
         g.append("MTU 1500 (no ip -j link)")
 
     # ---- disks
-    disk_model = (str(meta.get("bluestore_bdev_model") or meta.get("device_ids", "")).strip()
-                  or (got.nvme_models[0] if got.nvme_models else ""))
-    rotational = str(meta.get("bluestore_bdev_rotational", meta.get("rotational", "0"))) == "1"
-    nvme = "nvme" in str(meta.get("bluestore_bdev_dev_node", meta.get("devices", ""))).lower() \
-        or bool(got.nvme_models)
-    disk = match_disk(disk_model) if disk_model else None
-    if disk:
-        n.append(f"drive '{disk_model}' -> catalog {disk}")
-    else:
-        disk = ("generic-hdd-7200" if rotational else "generic-enterprise-nvme-plp" if nvme
-                else "generic-enterprise-sata-plp")
-        g.append(f"drive '{disk_model or 'unknown'}': not in the catalog, the class default "
-                 f"{disk} (its figures are estimates: measure it, then give it inline)")
+    disk = _disk(meta, got, out, ans.get("disk"))
     db = str(meta.get("bluefs_dedicated_db", "0")) == "1"
     if db:
         g.append("the OSDs have a dedicated DB device: not written (give osds.db_disk)")
 
     # ---- Ceph
-    version = got.version or str(meta.get("ceph_version", ""))
-    m = re.search(r"(\d+)\.(\d+)\.(\d+)", version)
-    ceph: dict[str, Any] = {}
-    if m and m.group(1) in RELEASES:
-        ceph = {"release": RELEASES[m.group(1)], "version": m.group(0)}
-    else:
-        ceph = {"release": "reef"}
-        g.append("release reef (no version in the files)")
-    target = got.config.get("osd_memory_target")
-    if target and target.isdigit():
-        ceph["osd_memory_target"] = f"{int(target) // 1024**2}MiB"
-    debug = {k.removeprefix("debug_"): v for k, v in got.config.items()
-             if k in ("debug_osd", "debug_ms", "debug_bluestore", "debug_bluefs", "debug_bdev",
-                      "debug_optracker")}
-    if debug:
-        ceph["debug"] = debug
+    ceph = _ceph(got, meta, out, ans.get("release"))
 
     # ---- pool
-    pool: dict[str, Any] = {"size": 3, "pg_num": 128}
-    rbd = [p for p in got.pools if "rbd" in (p.get("application_metadata") or {})]
-    pick = (rbd or got.pools or [None])[0]
-    if pick:
-        n.append(f"pool '{pick.get('pool_name')}'")
-        if pick.get("type") == 3:
-            g.append(f"pool {pick.get('pool_name')} is erasure-coded (profile "
-                     f"{pick.get('erasure_code_profile')}): k and m from its size, m=2")
-            size = int(pick.get("size", 4))
-            pool = {"type": "erasure", "k": max(1, size - 2), "m": min(2, size - 1),
-                    "pg_num": int(pick.get("pg_num", 128))}
-        else:
-            pool = {"size": int(pick.get("size", 3)), "pg_num": int(pick.get("pg_num", 128))}
+    n_osds = n_hosts * per_host
+    pool = _pool(got, out, ans, n_osds)
+    if pool.get("type") == "erasure":
+        n_hosts = _fit_chunks(pool, n_hosts, per_host, len(hosts), g)
     else:
-        g.append("pool: size 3, 128 PGs (no ceph osd pool ls detail)")
-    domains, n_osds = len(hosts), len(hosts) * per_host
-    if pool.get("type") != "erasure" and pool["size"] > n_osds:
-        g.append(f"pool size {n_osds}: the {pool['size']} copies do not fit on {n_osds} OSD(s)")
-        pool["size"] = n_osds
-    if pool.get("size", (pool.get("k") or 0) + (pool.get("m") or 0)) > domains:
-        pool["failure_domain"] = "osd"
-        g.append(f"failure domain osd: {domains} host(s) cannot hold the pool's copies apart")
+        if pool["size"] > n_osds:
+            g.append(f"pool size {n_osds}: the {pool['size']} copies do not fit on {n_osds} "
+                     "OSD(s)")
+            pool["size"] = n_osds
+        if pool["size"] > n_hosts:
+            pool["failure_domain"] = "osd"
+            g.append(f"failure domain osd: {n_hosts} host(s) cannot hold the pool's copies apart")
 
     # ---- the file
-    host_group: dict[str, Any] = {"name": "osd", "count": len(hosts), "cpu": cpu_yaml}
+    host_group: dict[str, Any] = {"name": "osd", "count": n_hosts, "cpu": cpu_yaml}
     if sockets > 1:
         host_group["sockets"] = sockets
     if tuning:
@@ -224,25 +173,451 @@ def build(got: Collected) -> Built:
         g.append(f"the hosts are {hyper} virtual machines (lscpu): the vm defaults "
                  "(host halt polling 200 us, no guest haltpoll, host at full clock)")
     host_group["osds"] = {"count": per_host, "disk": disk}
-    client = {k: v for k, v in host_group.items() if k != "osds"}
-    client.update(name="client", count=1)
-    g.append("one fio client host with the OSD hosts' hardware and tuning, librbd, "
-             "4 KiB random writes at queue depth 1")
+    client = _client(got, host_group, cpu_id, out, ans)
+    g.append("one fio client host, librbd, 4 KiB random writes at queue depth 1")
     scenario = {
-        "name": "my-cluster", "description": f"{len(hosts)} OSD hosts from cephsim init",
+        "name": "my-cluster", "description": f"{n_hosts} OSD hosts from cephsim init",
         "hosts": [host_group, client],
         "network": {"mtu": mtu, "topology": {"kind": "switch",
                                              "switch": f"generic-cut-through-{_gbit(nic)}"}},
         "pool": pool, "ceph": ceph,
         "workload": {"rw": "randwrite", "bs": "4KiB", "iodepth": 1, "numjobs": 1, "engine": "rbd"},
         "run": {"seed": 1, "ios": 20000, "ramp_ios": 500}}
-    g.append(f"one cut-through switch of the NICs' speed ({scenario['network']['topology']['switch']})")
+    g.append("one cut-through switch of the NICs' speed "
+             f"({scenario['network']['topology']['switch']})")
     if got.rtt_ms:
         n.append(f"ping between hosts: avg {got.rtt_ms[1] * 1e3:.0f} us (compare with "
                  "`cephsim explain`'s network steps)")
     out.text = _render(scenario, out)
     return out
 
+
+# ---------------------------------------------------------------- host hardware
+
+def _cpu_figures(got: Collected) -> dict[str, float]:
+    """What lscpu says of the cores and clocks, or class guesses where it says nothing."""
+    max_mhz = _num(got.cpu.get("CPU max MHz")) or _num(got.cpu.get("CPU MHz")) or 3000.0
+    return {"cores": int(_num(got.cpu.get("Core(s) per socket")) or 16),
+            "threads_per_core": int(_num(got.cpu.get("Thread(s) per core")) or 2),
+            "max_mhz": max_mhz,
+            "min_mhz": _num(got.cpu.get("CPU min MHz")) or min(1500.0, max_mhz)}
+
+
+def _cpu(name: str, got: Collected, out: Built, answer: Any, key: str,
+         who: str) -> tuple[Any, str | None]:
+    """The CPU as the scenario gives it (catalog id or inline entry) and its catalog id."""
+    if isinstance(answer, str):
+        out.notes.append(f"{who}CPU '{name or 'unknown'}' -> catalog {answer} (answered)")
+        return answer, answer
+    cpu_id, how = match_cpu(name) if name else (None, "")
+    if cpu_id and answer is None:
+        out.notes.append(f"{who}CPU '{name}' -> catalog {cpu_id} ({how})")
+        return cpu_id, cpu_id
+    figures = _cpu_figures(got)
+    if isinstance(answer, dict):
+        figures.update(answer)
+    inline = _inline_cpu(name, got.cpu.get("Vendor ID", ""), figures, out.guesses, who,
+                         answered=isinstance(answer, dict))
+    if answer is None:
+        out.questions.append(Question(
+            key, f"{who or 'OSD hosts: '}CPU '{name or 'unknown'}' is not in the catalog: a "
+            "catalog id or model name, or 'inline' for its figures",
+            f"inline, {_figures_text(figures)}", {"name": name, **figures}))
+    return inline, None
+
+
+def _figures_text(f: dict[str, float]) -> str:
+    return (f"{f['cores']:.0f} cores, {f['threads_per_core']:.0f} threads per core, "
+            f"{f['min_mhz']:.0f}-{f['max_mhz']:.0f} MHz")
+
+
+def _sockets(got: Collected, out: Built, answer: Any, key: str, who: str) -> int:
+    if "Socket(s)" in got.cpu:
+        return int(_num(got.cpu.get("Socket(s)")) or 1)
+    if isinstance(answer, int):
+        out.notes.append(f"{who}{answer} socket(s) per host (answered)")
+        return answer
+    out.guesses.append(f"{who}one socket per host (no lscpu output)")
+    out.questions.append(Question(key, f"{who or 'OSD hosts: '}CPU sockets per host", "1"))
+    return 1
+
+
+def _tuning(got: Collected, cpu_id: str | None, g: list[str], who: str) -> dict[str, Any]:
+    tuning: dict[str, Any] = {}
+    drv = got.freq.get("driver")
+    if drv in DRIVERS:
+        tuning["cpufreq_driver"] = DRIVERS[drv]
+    elif drv:
+        g.append(f"{who}cpufreq driver {drv} is not modelled: the CPU's default driver is used")
+    gov = got.freq.get("governor")
+    if gov in ("performance", "powersave", "ondemand", "schedutil", "conservative"):
+        tuning["governor"] = gov
+    else:
+        g.append(f"{who}governor: the kernel's default for the driver (no cpupower "
+                 "frequency-info)")
+    if got.freq.get("boost") == "no":
+        tuning["boost"] = False
+    if got.idle:
+        cat = load_catalog()
+        enabled = [s for s, on in got.idle if on]
+        table = (cat.cstates[cat.cpus[cpu_id].cstates] if cpu_id else None)
+        names = [s.name for s in table.states] if table else []
+        deepest = next((s for s in reversed(enabled) if s in names), None)
+        if deepest and deepest != names[-1]:
+            tuning["max_cstate"] = deepest
+        elif not deepest:
+            g.append(f"{who}idle states {' '.join(enabled)}: none of them named in the "
+                     f"platform's table ({' '.join(names) or 'inline CPU'}); all states allowed")
+    else:
+        g.append(f"{who}idle states: all the platform's (no cpupower idle-info)")
+    return tuning
+
+
+def _nic(got: Collected, out: Built, answer: Any, who: str) -> tuple[str, int | None]:
+    """The NIC's catalog id and the link speed ethtool reported (Mb/s)."""
+    speed = int(got.nic["speed_mbps"]) if got.nic.get("speed_mbps") else None
+    driver = got.nic.get("driver")
+    if isinstance(answer, str):
+        out.notes.append(f"{who}NIC -> catalog {answer} (answered)")
+        return answer, speed
+    nic = match_nic(driver, speed)
+    if nic is None:
+        nic = f"generic-{SPEED_CLASSES.get((speed or 0) * 1e6, '25g')}"
+        out.guesses.append(f"{who}NIC: {nic} (driver {driver or 'unknown'}, "
+                           f"{speed or 'unknown'} Mb/s: no catalog entry)")
+        out.questions.append(Question(
+            "client_nic" if who else "nic",
+            f"{who or 'OSD hosts: '}NIC (driver {driver or 'unknown'}, "
+            f"{speed or 'unknown'} Mb/s): its link speed in Gb/s, or a catalog id", nic,
+            {"driver": driver}))
+    else:
+        out.notes.append(f"{who}NIC driver {driver} at "
+                         f"{f'{speed} Mb/s' if speed else 'an unreported speed'} -> catalog {nic}")
+    return nic, speed
+
+
+def _disk(meta: dict[str, Any], got: Collected, out: Built, answer: Any) -> str:
+    disk_model = (str(meta.get("bluestore_bdev_model") or meta.get("device_ids", "")).strip()
+                  or (got.nvme_models[0] if got.nvme_models else ""))
+    if isinstance(answer, str):
+        out.notes.append(f"drive '{disk_model or 'unknown'}' -> catalog {answer} (answered)")
+        return answer
+    rotational = str(meta.get("bluestore_bdev_rotational", meta.get("rotational", "0"))) == "1"
+    nvme = "nvme" in str(meta.get("bluestore_bdev_dev_node", meta.get("devices", ""))).lower() \
+        or bool(got.nvme_models)
+    disk = match_disk(disk_model) if disk_model else None
+    if disk:
+        out.notes.append(f"drive '{disk_model}' -> catalog {disk}")
+        return disk
+    disk = ("generic-hdd-7200" if rotational else "generic-enterprise-nvme-plp" if nvme
+            else "generic-enterprise-sata-plp")
+    out.guesses.append(f"drive '{disk_model or 'unknown'}': not in the catalog, the class "
+                       f"default {disk} (its figures are estimates: measure it, then give it "
+                       "inline)")
+    out.questions.append(Question(
+        "disk", f"OSD drive '{disk_model or 'unknown'}' is not in the catalog: a catalog id or "
+        "model name (generic-enterprise-nvme-plp, generic-enterprise-sata-plp, "
+        "generic-consumer-nvme, generic-consumer-sata, generic-hdd-7200 are class defaults)",
+        disk, {"model": disk_model}))
+    return disk
+
+
+def _ceph(got: Collected, meta: dict[str, Any], out: Built, answer: Any) -> dict[str, Any]:
+    version = answer if isinstance(answer, str) else (got.version
+                                                      or str(meta.get("ceph_version", "")))
+    m = re.search(r"(\d+)\.(\d+)\.(\d+)", version)
+    ceph: dict[str, Any] = {}
+    if m and m.group(1) in RELEASES:
+        ceph = {"release": RELEASES[m.group(1)], "version": m.group(0)}
+    elif version in RELEASES.values():
+        ceph = {"release": version}
+    else:
+        ceph = {"release": "reef"}
+        out.guesses.append("release reef (no version in the files)")
+        out.questions.append(Question("release", "Ceph release (a name such as squid, or a "
+                                      "version such as 19.2.1)", "reef"))
+    if isinstance(answer, str):
+        out.notes.append(f"Ceph {answer} (answered)")
+    target = got.config.get("osd_memory_target")
+    if target and target.isdigit():
+        ceph["osd_memory_target"] = f"{int(target) // 1024**2}MiB"
+    debug = {k.removeprefix("debug_"): v for k, v in got.config.items()
+             if k in ("debug_osd", "debug_ms", "debug_bluestore", "debug_bluefs", "debug_bdev",
+                      "debug_optracker")}
+    if debug:
+        ceph["debug"] = debug
+    return ceph
+
+
+def _client(got: Collected, osd_group: dict[str, Any], osd_cpu_id: str | None, out: Built,
+            ans: dict[str, Any]) -> dict[str, Any]:
+    """The client host group: its own outputs (client/) where given, the OSD hosts'
+    hardware for what they do not say (each such copy a guess)."""
+    g, answer = out.guesses, ans.get("client_cpu")
+    own = got.client
+    client: dict[str, Any] = {"name": "client", "count": 1}
+    who = "client host: "
+    if own is not None and own.cpu:
+        name = own.cpu.get("Model name", "")
+        client["cpu"], cpu_id = _cpu(name, own, out, answer, "client_cpu", who)
+        sockets = _sockets(own, out, ans.get("client_sockets"), "client_sockets", who)
+        if sockets > 1:
+            client["sockets"] = sockets
+    else:
+        cpu_id = osd_cpu_id
+        if answer is not None:
+            client["cpu"], cpu_id = _cpu("", got, out, answer, "client_cpu", who)
+        else:
+            client["cpu"] = osd_group["cpu"]
+            if "sockets" in osd_group:
+                client["sockets"] = osd_group["sockets"]
+            if own is not None:
+                g.append(f"{who}the OSD hosts' CPU (no lscpu in client/)")
+            out.questions.append(Question(
+                "client_cpu", f"{who}CPU: a catalog id or model name, 'inline' for its figures, "
+                "or 'same' as the OSD hosts", "same", {"name": "", **_cpu_figures(got)}))
+    if own is None:
+        g.append(f"{who}the OSD hosts' {'tuning and NIC' if answer else 'hardware and tuning'} "
+                 "(no client/ directory with the client's own lscpu, cpupower and ethtool "
+                 "outputs)")
+    if own is not None and (own.freq or own.idle):
+        tuning = _tuning(own, cpu_id, g, who)
+    else:
+        tuning = dict(osd_group.get("tuning", {}))
+        if client["cpu"] != osd_group["cpu"]:
+            # the driver and idle-state names belong to the OSD hosts' CPU
+            tuning = {k: v for k, v in tuning.items() if k in ("governor", "boost")}
+        what = "tuning" if client["cpu"] == osd_group["cpu"] else "governor"
+        if own is not None:
+            g.append(f"{who}the OSD hosts' {what} (no cpupower in client/)")
+    if tuning:
+        client["tuning"] = tuning
+    if own is not None and (own.nic.get("driver") or own.nic.get("speed_mbps")):
+        client["nic"], _ = _nic(own, out, ans.get("client_nic"), who)
+    else:
+        client["nic"] = osd_group["nic"]
+        if own is not None:
+            g.append(f"{who}the OSD hosts' NIC (no ethtool in client/)")
+    if own is not None and "mtu" in own.nic and own.nic["mtu"] != got.nic.get("mtu", "1500"):
+        g.append(f"{who}MTU {own.nic['mtu']} (ip -j link): the network's one MTU is the OSD "
+                 "hosts'")
+    if own is not None and own.cpu:
+        hyper = own.cpu.get("Hypervisor vendor")
+        if hyper:
+            client["vm"] = {}
+            g.append(f"{who}a {hyper} virtual machine (lscpu): the vm defaults")
+    elif "vm" in osd_group:
+        client["vm"] = {}
+    return client
+
+
+# ---------------------------------------------------------------- pool
+
+def _pool(got: Collected, out: Built, ans: dict[str, Any], n_osds: int) -> dict[str, Any]:
+    g, n = out.guesses, out.notes
+    answer = ans.get("pool")
+    rbd = [p for p in got.pools if "rbd" in (p.get("application_metadata") or {})]
+    candidates = rbd or got.pools
+    pick = candidates[0] if candidates else None
+    if isinstance(answer, dict) and "name" in answer:
+        pick = next(p for p in got.pools if p.get("pool_name") == answer["name"])
+        n.append(f"pool '{answer['name']}' (answered)")
+    elif len({_pool_shape(p) for p in candidates}) > 1:
+        shown = ", ".join(f"{p.get('pool_name')} ({_pool_shape(p)})" for p in candidates)
+        g.append(f"{len(candidates)} {'RBD ' if rbd else ''}pools differ ({shown}): modelled "
+                 f"{pick.get('pool_name')}")
+        out.questions.append(Question(
+            "pool", "Which pool does the workload write to?", str(pick.get("pool_name")),
+            {"choices": [str(p.get("pool_name")) for p in candidates]}))
+    if isinstance(answer, dict) and "name" not in answer:
+        n.append("pool " + (f"k={answer['k']} m={answer['m']}" if "k" in answer
+                            else f"size {answer['size']}") + " (answered)")
+        return {**answer, "pg_num": 128}
+    if pick is None:
+        g.append("pool: size 3, 128 PGs (no ceph osd pool ls detail)")
+        out.questions.append(Question(
+            "pool", "Pool: replicas (e.g. 3), or k+m of an erasure-coded pool (e.g. 4+2)", "3",
+            {"osds": n_osds}))
+        return {"size": 3, "pg_num": 128}
+    if not isinstance(answer, dict):
+        n.append(f"pool '{pick.get('pool_name')}'")
+    pg_num = int(pick.get("pg_num", 128))
+    if pick.get("type") != 3:
+        if got.ec_profiles:
+            n.append(f"erasure-code profiles read, unused: pool {pick.get('pool_name')} is "
+                     "replicated")
+        return {"size": int(pick.get("size", 3)), "pg_num": pg_num}
+    return {"type": "erasure", **_erasure(pick, got.ec_profiles, out, ans.get("ec")),
+            "pg_num": pg_num}
+
+
+def _pool_shape(p: dict[str, Any]) -> str:
+    if p.get("type") == 3:
+        return f"erasure-coded, size {p.get('size')}, profile {p.get('erasure_code_profile')}"
+    return f"replicated, size {p.get('size')}"
+
+
+def _names_profile(p: ECProfile, name: str) -> bool:
+    """Whether the profile is ``name``: its own name key, or the file named after it."""
+    if p.name is not None:
+        return p.name == name
+    return re.search(rf"(?<![A-Za-z0-9]){re.escape(name)}(?![A-Za-z0-9])", p.file.stem) is not None
+
+
+def find_profile(pool: dict[str, Any], profiles: list[ECProfile]) -> tuple[ECProfile | None, str]:
+    """The profile of an erasure-coded ``pool`` among those read, and how it was told: by
+    name (the file named after it), else the one profile with as many chunks as the pool's
+    size.  (The stripe width is no test: pools made before Luminous have widths that are
+    not k stripe units.)"""
+    name = str(pool.get("erasure_code_profile") or "")
+    size = int(pool.get("size", 0))
+
+    def fits(p: ECProfile) -> bool:
+        return p.chunks() == size
+
+    named = sorted((p for p in profiles if name and _names_profile(p, name)),
+                   key=lambda p: (p.file.stem != name, len(p.file.stem)))
+    if named:
+        p = named[0]
+        if fits(p):
+            return p, f"{p.file.name} names it"
+        return None, (f"{p.file.name} is named after it but has {p.chunks()} chunks per stripe "
+                      f"(k={p.k} m={p.m}), the pool {size}: a profile from another cluster?")
+    fitting = [p for p in profiles if p.name is None and fits(p)]
+    same = {tuple(sorted(p.fields.items())) for p in fitting}
+    if len(same) == 1:
+        return fitting[0], (f"{fitting[0].file.name}, the only profile of {size} chunks "
+                            f"(name it {name}.json to say so)")
+    if fitting:
+        return None, (f"{', '.join(p.file.name for p in fitting)} all have {size} chunks: name "
+                      f"the right one {name}.json")
+    return None, "no profile file names it or has its size"
+
+
+def _erasure(pick: dict[str, Any], profiles: list[ECProfile], out: Built,
+             answer: Any) -> dict[str, Any]:
+    g, n = out.guesses, out.notes
+    name, pname = pick.get("erasure_code_profile"), pick.get("pool_name")
+    size, width = int(pick.get("size", 4)), int(pick.get("stripe_width") or 0)
+    flags = str(pick.get("flags_names", "")).split(",")
+    pool: dict[str, Any] = {}
+    if "ec_overwrites" not in flags:
+        g.append(f"pool {pname} has no ec_overwrites flag (RBD cannot write to it): modelled "
+                 "with overwrites allowed")
+    if "ec_optimizations" in flags:
+        pool["ec_optimizations"] = True
+    prof, how = find_profile(pick, profiles)
+    if isinstance(answer, (list, tuple)):
+        k, m = int(answer[0]), int(answer[1])
+        n.append(f"pool {pname}: k={k} m={m} (answered)")
+    elif prof is None:
+        if width and width % 4096 == 0 and 0 < width // 4096 < size:
+            k = width // 4096
+            basis = f"k from its stripe width {width} over the default 4 KiB stripe unit"
+        else:
+            k, basis = max(1, size - 2), "m=2"
+        m = size - k
+        g.append(f"pool {pname} is erasure-coded (profile {name}; {how}): k={k} m={m}, {basis}, "
+                 f"jerasure reed_sol_van, failure domain host (give 'ceph osd erasure-code-profile "
+                 f"get {name} -f json' in a file named {name}.json)")
+        out.questions.append(Question(
+            "ec", f"Pool {pname}'s profile {name}: k+m", f"{k}+{m}", {"size": size}))
+    else:
+        n.append(f"pool {pname}: profile {name} from {how}")
+        return {**pool, **_from_profile(prof, width, g)}
+    pool.update(k=k, m=m)
+    unit = _stripe_unit(width, k, None, f"pool {pname}", g)
+    if unit != 4096:
+        pool["stripe_unit"] = unit
+    return pool
+
+
+def _stripe_unit(width: int, k: int, given: int | None, src: str, g: list[str]) -> int:
+    """The stripe unit: the pool's stripe width over k (what the OSDs use), else the
+    profile's, else Ceph's default 4 KiB; the model takes multiples of 4 KiB only."""
+    if width and width % k == 0:
+        unit = width // k
+    elif width:
+        g.append(f"{src}: stripe width {width} B is not k={k} whole stripe units (a pool made "
+                 "before Luminous?): stripe unit 4 KiB")
+        return 4096
+    else:
+        unit = given or 4096
+    if unit % 4096:
+        g.append(f"{src}: stripe unit {unit} B is not a multiple of 4 KiB: 4 KiB")
+        return 4096
+    return unit
+
+
+def _from_profile(prof: ECProfile, width: int, g: list[str]) -> dict[str, Any]:
+    """k, m, plugin, technique, stripe unit and failure domain from a profile, and a guess
+    for each thing it sets that the scenario cannot say."""
+    f, src = prof.fields, prof.file.name
+    pool: dict[str, Any] = {"k": prof.k, "m": prof.m}
+    plugin = prof.plugin
+    if plugin in EC_TECHNIQUES:
+        pool["plugin"] = plugin
+        tech = f.get("technique") or "reed_sol_van"
+        if tech in EC_TECHNIQUES[plugin]:
+            pool["technique"] = tech
+        else:
+            pool["technique"] = "reed_sol_van"
+            g.append(f"{src}: technique {tech} is not one of {plugin}'s the model knows: "
+                     "reed_sol_van")
+    else:
+        extra = {"lrc": "its local parity chunks (l) and their reads", "shec": "its c",
+                 "clay": "its sub-chunk repair reads (d)"}.get(plugin, "its own coding")
+        pool.update(plugin="jerasure", technique="reed_sol_van")
+        g.append(f"{src}: plugin {plugin} is not modelled: written as jerasure reed_sol_van with "
+                 f"the same k={prof.k} m={prof.m}, without {extra}")
+    domain = f.get("crush-failure-domain") or f.get("ruleset-failure-domain") or "host"
+    if domain in ("host", "osd"):
+        pool["failure_domain"] = domain
+    else:
+        pool["failure_domain"] = "host"
+        g.append(f"{src}: crush-failure-domain {domain}: the model places chunks on distinct "
+                 "hosts or OSDs only: host (the chunks cross the same network)")
+    unit = _stripe_unit(width, prof.k, _size(f.get("stripe_unit")), src, g)
+    if unit != 4096:
+        pool["stripe_unit"] = unit
+    root = f.get("crush-root") or f.get("ruleset-root")
+    if root and root != "default":
+        g.append(f"{src}: crush-root {root}: the scenario has one root, its OSDs all alike")
+    cls = f.get("crush-device-class")
+    if cls:
+        g.append(f"{src}: crush-device-class {cls}: the scenario's OSDs are all of it")
+    for key, default in PROFILE_UNMODELLED.items():
+        if key in f and f[key] != default:
+            g.append(f"{src}: {key}={f[key]} is not modelled (the model runs Ceph's {default})")
+    for key in sorted(set(f) - PROFILE_READ):
+        g.append(f"{src}: {key}={f[key]} is not modelled")
+    return pool
+
+
+def _size(text: str | None) -> int | None:
+    """Bytes of a size as Ceph's profiles take it (4096, 4K, 64KiB)."""
+    m = re.fullmatch(r"(\d+)([KMGT]?)i?B?", (text or "").strip(), re.I)
+    if not m:
+        return None
+    return int(m.group(1)) * 1024 ** " KMGT".index(m.group(2).upper() or " ")
+
+
+def _fit_chunks(pool: dict[str, Any], n_hosts: int, per_host: int, seen: int,
+                g: list[str]) -> int:
+    """Hosts enough for an erasure-coded pool's chunks: a pool whose chunks cannot be placed
+    has no active PGs, so files that show fewer hosts show only part of the cluster."""
+    chunks = pool["k"] + pool["m"]
+    domain = pool.get("failure_domain", "host")
+    need = chunks if domain == "host" else math.ceil(chunks / per_host)
+    if need <= n_hosts:
+        return n_hosts
+    where = "hosts" if domain == "host" else f"OSDs ({per_host} a host)"
+    g.append(f"the files show {seen or 'no'} OSD host(s); the pool's k+m = {chunks} chunks on "
+             f"distinct {where} need {need}: modelled {need} hosts like them")
+    return need
+
+
+# ---------------------------------------------------------------- writing
 
 def _gbit(nic: str) -> str:
     """The generic switch class nearest the NIC's rate (there is no 1G switch class)."""
@@ -251,16 +626,14 @@ def _gbit(nic: str) -> str:
     return SPEED_CLASSES[best] if best > 1e9 else "10g"
 
 
-def _inline_cpu(name: str, got: Collected, g: list[str]) -> dict[str, Any]:
-    vendor_id = got.cpu.get("Vendor ID", "")
+def _inline_cpu(name: str, vendor_id: str, f: dict[str, float], g: list[str], who: str,
+                answered: bool) -> dict[str, Any]:
     vendor = ("intel" if "Intel" in vendor_id or "intel" in name.lower() else
               "amd" if "AMD" in vendor_id or "amd" in name.lower() else
               "arm" if "ARM" in vendor_id or "ampere" in name.lower() or "neoverse" in name.lower()
               else "other")
-    cores = int(_num(got.cpu.get("Core(s) per socket")) or 16)
-    tpc = int(_num(got.cpu.get("Thread(s) per core")) or 2)
-    max_mhz = _num(got.cpu.get("CPU max MHz")) or _num(got.cpu.get("CPU MHz")) or 3000.0
-    min_mhz = _num(got.cpu.get("CPU min MHz")) or min(1500.0, max_mhz)
+    cores, tpc = int(f["cores"]), int(f["threads_per_core"])
+    max_mhz, min_mhz = float(f["max_mhz"]), float(f["min_mhz"])
     # the generation, where the name gives it (QEMU's CPU models do: 'Skylake, IBRS')
     low = name.lower().replace(" ", "")
     arch = next((a for a in ("sandybridge", "ivybridge", "haswell", "broadwell", "skylake",
@@ -269,8 +642,8 @@ def _inline_cpu(name: str, got: Collected, g: list[str]) -> dict[str, Any]:
              "broadwell": "intel-bdw", "skylake": "intel-skx",
              "cascadelake": "intel-skx"}.get(arch) or \
         {"intel": "intel-icx", "amd": "amd-acpi-c2-400"}.get(vendor, "amd-c1-only")
-    g.append(f"CPU '{name or 'unknown'}': not in the catalog; written inline from lscpu "
-             f"({cores} cores, {tpc} threads per core, {min_mhz:.0f}-{max_mhz:.0f} MHz), with "
+    g.append(f"{who}CPU '{name or 'unknown'}': not in the catalog; written inline from "
+             f"{'the answers' if answered else 'lscpu'} ({_figures_text(f)}), with "
              f"per_clock_speed 0.9 and the {table} idle states as class guesses"
              + (f" (generation {arch} from its name)" if arch != "unknown" else ""))
     return {"name": name or "unknown CPU", "vendor": vendor, "microarch": arch,

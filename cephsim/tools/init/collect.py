@@ -28,9 +28,48 @@ COMMANDS = {
     "ip_link": "ip -j link",
     "nvme_list": "nvme list -o json",
     "ping": "ping",
+    "ec_profile": "ceph osd erasure-code-profile get NAME -f json",
 }
+#: the outputs that describe one host, not the cluster: the ones client/ may hold
+HOST_KINDS = ("lscpu", "cpuinfo", "freq_info", "idle_info", "ethtool", "ethtool_i", "ip_link")
+#: kinds that may come in several files (one per OSD, one per profile)
+REPEATABLE = ("osd_metadata", "ec_profile")
+#: the keys that tell an erasure-code profile (Luminous renamed ruleset-* to crush-*)
+PROFILE_KEYS = ("k", "m", "plugin", "technique", "crush-failure-domain", "ruleset-failure-domain",
+                "crush-root", "ruleset-root", "crush-device-class", "stripe_unit")
 #: largest file read (a whole cluster's osd metadata is a few MB)
 MAX_BYTES = 32 * 1024**2
+
+
+@dataclass
+class ECProfile:
+    """One ``ceph osd erasure-code-profile get NAME`` output (JSON or its plain key=value
+    form).  Neither form names the profile: the file name may (matched against the pool's
+    ``erasure_code_profile``), and so may a ``name`` key where a tool wrote one."""
+
+    file: Path
+    fields: dict[str, str]  #: every key, values as text
+    lines: dict[str, int]  #: key -> its line in the file
+    name: str | None = None
+
+    @property
+    def k(self) -> int:
+        return int(self.fields["k"])
+
+    @property
+    def m(self) -> int:
+        return int(self.fields["m"])
+
+    @property
+    def plugin(self) -> str:
+        return self.fields.get("plugin") or "jerasure"
+
+    def chunks(self) -> int:
+        """Shards per stripe: k + m, and for lrc one local parity per l of them."""
+        n = self.k + self.m
+        if self.plugin == "lrc" and self.fields.get("l", "").isdigit() and int(self.fields["l"]):
+            n += n // int(self.fields["l"])
+        return n
 
 
 @dataclass
@@ -50,12 +89,16 @@ class Collected:
     nic: dict[str, str] = field(default_factory=dict)  #: speed_mbps, driver, mtu
     nvme_models: list[str] = field(default_factory=list)
     rtt_ms: tuple[float, float, float] | None = None  #: ping min/avg/max
+    ec_profiles: list[ECProfile] = field(default_factory=list)
+    client: Collected | None = None  #: the client host's own outputs (client/), if given
 
     def source(self, kind: str) -> str:
         return str(self.files[kind]) if kind in self.files else "?"
 
 
 def _json_kind(data: Any) -> str | None:
+    if isinstance(data, list) and data and all(isinstance(x, str) for x in data):
+        return "profile_ls"
     if isinstance(data, list) and data and all(isinstance(x, dict) for x in data):
         keys = set(data[0])
         if {"osd_objectstore", "ceph_version"} & keys or {"hostname", "id", "arch"} <= keys:
@@ -77,6 +120,14 @@ def _json_kind(data: Any) -> str | None:
             return "lscpu"
         if isinstance(data.get("overall"), dict) or isinstance(data.get("osd"), dict):
             return "versions"
+        if "erasure_code_profiles" in data and "pools" in data:
+            return "osd_dump"
+        if "erasure_code_profile" in data and "pool" in data:
+            return "pool_get"
+        keys = set(data)
+        if ({"k", "m"} & keys or "plugin" in keys) and \
+                not any(isinstance(v, (dict, list)) for v in data.values()):
+            return "ec_profile"
     return None
 
 
@@ -95,6 +146,11 @@ def _text_kind(text: str) -> str | None:
         return "ethtool_i"
     if re.search(r"rtt min/avg/max", text):
         return "ping"
+    if re.search(r"^erasure_code_profile:\s*\S", text, re.M):
+        return "pool_get"  # ceph osd pool get POOL erasure_code_profile (or all)
+    keys = "|".join(map(re.escape, PROFILE_KEYS))
+    if re.search(rf"^\s*({keys})=", text, re.M):
+        return "ec_profile"  # the plain form of ceph osd erasure-code-profile get
     return None
 
 
@@ -115,10 +171,30 @@ def read_dir(path: Path) -> Collected:
         raise CephsimError.single(
             f"{path}: neither 'ceph osd metadata -f json' nor 'ceph osd tree -f json' is among "
             "the files: cephsim init needs one of them to know the OSD hosts", path="--from")
+    if (path / "client").is_dir():
+        got.client = _read_client(path / "client")
     return got
 
 
-def _read_file(p: Path, got: Collected) -> None:
+def _read_client(path: Path) -> Collected | None:
+    """The client host's own outputs: only what describes one host (its CPU, power
+    settings and NIC); the cluster's outputs belong in the main directory."""
+    files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+    if not files:
+        return None
+    got = Collected()
+    for p in files:
+        kind = _read_file(p, got)
+        if kind not in HOST_KINDS:
+            raise CephsimError.single(
+                f"'{COMMANDS[kind]}' describes the cluster, not the client host: put it in the "
+                f"main directory (client/ holds the client's own "
+                f"{', '.join(dict.fromkeys(COMMANDS[k] for k in HOST_KINDS))})", file=str(p))
+    return got
+
+
+def _read_file(p: Path, got: Collected) -> str:
+    """Read one file into ``got``; its kind."""
     if p.stat().st_size > MAX_BYTES:
         raise CephsimError.single(f"larger than {MAX_BYTES // 1024**2} MiB: not a command output "
                                   "cephsim init reads", file=str(p))
@@ -140,18 +216,26 @@ def _read_file(p: Path, got: Collected) -> None:
                 "JSON that is not the output of a command cephsim init reads ("
                 + ", ".join(c for c in COMMANDS.values() if "json" in c or c == "ceph versions")
                 + ")", file=str(p))
-        _JSON[kind](data, got, p)
+        if kind in _OTHER:
+            _OTHER[kind](data, text, p)
+        elif kind == "ec_profile":
+            _ec_profile_json(data, text, got, p)
+        else:
+            _JSON[kind](data, got, p)
     else:
         kind = _text_kind(text)
         if kind is None:
             raise CephsimError.single(
                 "not the output of a command cephsim init reads (" + ", ".join(COMMANDS.values())
                 + "); remove it from the directory", file=str(p))
+        if kind in _OTHER:
+            _OTHER[kind](None, text, p)
         _TEXT[kind](text, got, p)
-    if kind in got.files and kind not in ("osd_metadata",):
+    if kind in got.files and kind not in REPEATABLE:
         raise CephsimError.single(f"a second output of '{COMMANDS[kind]}' (the first is "
                                   f"{got.files[kind]}): give one per command", file=str(p))
     got.files.setdefault(kind, p)
+    return kind
 
 
 # ---------------------------------------------------------------- JSON outputs
@@ -289,3 +373,92 @@ def _ping(text: str, got: Collected, p: Path) -> None:
 
 _TEXT = {"lscpu": _lscpu, "cpuinfo": _cpuinfo, "freq_info": _freq_info, "idle_info": _idle_info,
          "ethtool": _ethtool, "ethtool_i": _ethtool_i, "ping": _ping}
+
+
+# ---------------------------------------------------------------- erasure-code profiles
+
+def _line_of(key: str, text: str) -> int | None:
+    """The line of ``"key":`` in a JSON text (the json module keeps no positions)."""
+    m = re.search(rf'"{re.escape(key)}"\s*:', text)
+    return text.count("\n", 0, m.start()) + 1 if m else None
+
+
+def _ec_profile_json(data: dict[str, Any], text: str, got: Collected, p: Path) -> None:
+    fields: dict[str, str] = {}
+    lines: dict[str, int] = {}
+    for key, v in data.items():
+        line = _line_of(key, text)
+        if line is not None:
+            lines[key] = line
+        if v is None or isinstance(v, bool):
+            raise CephsimError.single(f"{v!r}: 'ceph osd erasure-code-profile get' prints every "
+                                      "value as text", file=str(p), line=line, path=key)
+        fields[key] = str(v).strip()
+    name = data.get("name") if isinstance(data.get("name"), str) else None
+    _add_profile(fields, lines, got, p, name)
+
+
+def _ec_profile_text(text: str, got: Collected, p: Path) -> None:
+    fields: dict[str, str] = {}
+    lines: dict[str, int] = {}
+    for i, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        key, eq, value = line.strip().partition("=")
+        if not eq or not re.fullmatch(r"[A-Za-z0-9_.-]+", key):
+            raise CephsimError.single(
+                f"{line.strip()[:60]!r} is not a key=value line of 'ceph osd erasure-code-profile "
+                "get' (an edited or mixed-up output?)", file=str(p), line=i)
+        fields[key], lines[key] = value.strip(), i
+    _add_profile(fields, lines, got, p, None)
+
+
+def _add_profile(fields: dict[str, str], lines: dict[str, int], got: Collected, p: Path,
+                 name: str | None) -> None:
+    for key in ("k", "m"):
+        if key not in fields:
+            raise CephsimError.single(
+                f"no {key}: 'ceph osd erasure-code-profile get' always prints k and m (a truncated "
+                "output? an lrc profile given only by mapping and layers cannot be modelled: "
+                "remove the file and the pool is modelled from its size)", file=str(p))
+        v = fields[key]
+        if not v.isdigit() or int(v) < 1:
+            raise CephsimError.single(f"{v!r} is not a number of chunks (a whole number, 1 or "
+                                      "more)", file=str(p), line=lines.get(key), path=key)
+    su = fields.get("stripe_unit")
+    if su and not re.fullmatch(r"\d+(?:[KMGT]i?B?)?", su, re.I):
+        raise CephsimError.single(f"{su!r} is not a size (Ceph takes bytes, or 4K, 64K, 1M)",
+                                  file=str(p), line=lines.get("stripe_unit"), path="stripe_unit")
+    got.ec_profiles.append(ECProfile(p, fields, lines, name))
+
+
+def _profile_ls(data: Any, text: str, p: Path) -> None:
+    raise CephsimError.single(
+        "the list of erasure-code profiles ('ceph osd erasure-code-profile ls'): it names them "
+        "but says nothing of their k and m; give each one's 'ceph osd erasure-code-profile get "
+        "NAME -f json' instead", file=str(p))
+
+
+def _pool_get(data: Any, text: str, p: Path) -> None:
+    if isinstance(data, dict):
+        name, pool, line = data.get("erasure_code_profile"), data.get("pool"), \
+            _line_of("erasure_code_profile", text)
+    else:
+        m = re.search(r"^erasure_code_profile:\s*(\S+)", text, re.M)
+        name, pool = (m.group(1) if m else "NAME"), "POOL"
+        line = text.count("\n", 0, m.start()) + 1 if m else None
+    raise CephsimError.single(
+        f"'ceph osd pool get {pool} ...' output: it names the pool's erasure-code profile "
+        f"({name}), not its k and m; give 'ceph osd erasure-code-profile get {name} -f json' "
+        "instead", file=str(p), line=line)
+
+
+def _osd_dump(data: Any, text: str, p: Path) -> None:
+    raise CephsimError.single(
+        "'ceph osd dump' output: cephsim init reads the pools from 'ceph osd pool ls detail -f "
+        "json' and each erasure-code profile from 'ceph osd erasure-code-profile get NAME -f "
+        "json'", file=str(p))
+
+
+_OTHER = {"profile_ls": _profile_ls, "pool_get": _pool_get, "osd_dump": _osd_dump}
+_TEXT["ec_profile"] = _ec_profile_text
