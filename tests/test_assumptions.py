@@ -284,12 +284,12 @@ def test_compare_and_compare_fio_show_what_decides(run_cli, tmp_path):
     args = ["compare", tuned, plain, "--seeds", "1", "-j", "1", "-q", "--set", "run.ios=200"]
     r = run_cli(*args)
     assert r.exit_code == 0, r.output
-    head, results = r.stdout.split("compared with tuned")
+    head, results = r.stdout.split("write: compared with A")
     assert "What decides the answer" in head and "IOPS" in results
     gov = next(ln for ln in head.splitlines() if "osd: tuning.governor" in ln)
     assert gov.lstrip().startswith("*") and "performance (given)" in gov and "schedutil" in gov
     doc = run_cli(*args, "-f", "json").json()
-    a, b = (s["assumptions"] for s in doc["sides"])
+    a, b = (s["assumptions"] for s in doc["inputs"])
     assert _setting(a, "hosts.osd.tuning.governor")["given"] is True
     assert _setting(b, "hosts.osd.tuning.governor")["given"] is False
     assert {"field": "run.ios", "value": 200, "by": "--set run.ios=200"} in a["given"]
@@ -299,11 +299,12 @@ def test_compare_and_compare_fio_show_what_decides(run_cli, tmp_path):
     r = run_cli("compare-fio", sim, ROOT / "tests" / "fixtures" / "fio" /
                 "randwrite4k_libaio_normal.txt")
     assert r.exit_code == 0, r.output
-    assert r.stdout.startswith("plain (cephsim):\nwhat decides the answer")
+    assert r.stdout.startswith("simulated plain:\nwhat decides the answer")
     assert "tuning.governor schedutil (auto: acpi-cpufreq's default)" in r.stdout
     sides = json.loads(run_cli("compare-fio", sim, ROOT / "tests" / "fixtures" / "fio" /
-                               "randwrite4k_libaio_normal.txt", "-f", "json").stdout)["sides"]
-    assert sides[0]["assumptions"] is not None and sides[1]["assumptions"] is None
+                               "randwrite4k_libaio_normal.txt", "-f", "json").stdout)["inputs"]
+    assert [s["label"] for s in sides] == ["measured", "simulated"]
+    assert sides[0]["assumptions"] is None and sides[1]["assumptions"] is not None
 
 
 def test_explain_shows_what_decides_before_the_timeline(run_cli, tmp_path):

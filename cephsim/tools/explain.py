@@ -801,7 +801,8 @@ def ablation_text(ex: Explanation) -> str:
         lines.append(f"  {row['variant']:<42} {m:>10.1f} {m - base:>+10.1f} "
                      f"{100 * (m - base) / base:>+6.1f}%  {row['p99_us']:>9.1f}")
     lines.append("  each row is a full simulation of the same scenario with one change "
-                 "(common random numbers); change = row - as is, % of as is")
+                 "(common random")
+    lines.append("  numbers); change = row - as is, % of as is")
     return "\n".join(lines) + "\n"
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import re
+import textwrap
 from typing import Any, Iterator, Sequence
 
 from pydantic import BaseModel
@@ -349,7 +350,10 @@ def _wrap(head: str, items: list[str], width: int, indent: str, sep: str = ",") 
         else:
             cur = f"{cur} {piece}" if cur else piece
     lines.append(cur)
-    return lines
+    # an item longer than a line on its own is wrapped between its words
+    return [w for ln in lines for w in (textwrap.wrap(ln, width, subsequent_indent=indent + "  ",
+                                                      break_on_hyphens=False)
+                                        if len(ln) > width else [ln])]
 
 
 def _given_assumed(settings: list[dict[str, Any]], prefix: str, width: int,
