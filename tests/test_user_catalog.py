@@ -113,3 +113,46 @@ def test_bad_user_entries_are_located(tmp_path, run_cli, monkeypatch, text, mess
     (d / "disks.yaml").write_text(text)
     r = run_cli("--catalog", d, "catalog", "disks")
     assert_short_error(r, message)
+
+
+INLINE = """\
+name: inline-base
+hosts:
+  - name: osd
+    count: 3
+    cpu: {base: epyc-7313p, boost_clock: 3.2GHz, all_core_clock: 3.2GHz}
+    nic: connectx5-25g
+    osds: {count: 1, disk: {base: pm9a3, write_4k: 20us}}
+  - name: client
+    count: 1
+    cpu: epyc-7313p
+    nic: connectx5-25g
+pool: {size: 3}
+ceph: {release: reef}
+workload: {rw: randwrite, bs: 4KiB, iodepth: 1}
+run: {ios: 300, ramp_ios: 20}
+"""
+
+
+def test_an_inline_entry_can_start_from_a_catalog_one(tmp_path, run_cli):
+    """'disk: {base: pm9a3, write_4k: 20us}' in a scenario is the PM9A3 with a slower write:
+    every other figure and its source from the catalog, the changed one the user's own."""
+    from cephsim.catalog.load import load_catalog
+    from cephsim.scenario.load import load_resolved
+
+    p = tmp_path / "s.yaml"
+    p.write_text(INLINE)
+    sc, r = load_resolved(p)
+    disk, ref = r.hosts[0].disk, load_catalog().disks["pm9a3"]
+    assert disk.write_4k.value == 20_000 and disk.read_4k == ref.read_4k
+    assert disk.parallelism == ref.parallelism and disk.flush == ref.flush
+    assert "write_4k" not in disk.sources and "read_4k" in disk.sources
+    assert "catalog pm9a3, changed" in disk.name
+    cpu = r.hosts[0].cpu
+    assert cpu.model.boost_clock_hz == 3.2e9 and cpu.model.cores == 16
+    r = run_cli("run", p, "-q")
+    assert r.exit_code == 0, r.output
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(INLINE.replace("base: pm9a3", "base: pm9a4"))
+    r = run_cli("validate", bad)
+    assert_short_error(r, f"{bad}:7:", "hosts.0.osds.disk.base", "no disk 'pm9a4'")

@@ -140,7 +140,7 @@ def _read_user(path: Path) -> dict[str, Any]:
     return data
 
 
-def _merge(base: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:
+def merge_entry(base: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:
     """``base`` with the fields ``change`` gives; a changed figure keeps no base source."""
     out = copy.deepcopy(dict(base))
     sources = dict(out.get("sources") or {})
@@ -186,7 +186,7 @@ def raw_entries(kind: str) -> dict[str, tuple[dict[str, Any], str]]:
                 if str(base) not in out:
                     raise CephsimError.single(f"base: no {_one(kind)} {base!r} to start from",
                                               file=str(p), path=f"{i}.base")
-                raw = _merge(out[str(base)][0], raw)
+                raw = merge_entry(out[str(base)][0], raw)
             out[i] = (raw, str(p))
     return out
 

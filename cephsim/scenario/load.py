@@ -164,11 +164,58 @@ def load_scenario(path: str | Path, overrides: Sequence[str] | None = None) -> S
     for text in overrides or []:
         keys, value = parse_override(text)
         overridden[apply_override(data, keys, value, f"--set {text}")] = f"--set {text}"
+    _expand_bases(data, str(p))
     try:
         scenario = Scenario.model_validate(data)
     except ValidationError as err:
         raise CephsimError(validation_problems(err, data, str(p), overridden)) from None
     return scenario
+
+
+def _catalog_nodes(data: Any) -> list[tuple[str, str, Any]]:
+    """Every place a scenario names a catalog entry: (dotted path, field, its parent)."""
+    out: list[tuple[str, str, Any]] = []
+    hosts = data.get("hosts") if isinstance(data, dict) else None
+    for i, g in enumerate(hosts if isinstance(hosts, list) else []):
+        if not isinstance(g, dict):
+            continue
+        out += [(f"hosts.{i}", k, g) for k in ("cpu", "nic")]
+        if isinstance(g.get("osds"), dict):
+            out += [(f"hosts.{i}.osds", k, g["osds"]) for k in ("disk", "db_disk")]
+    net = data.get("network") if isinstance(data, dict) else None
+    topo = net.get("topology") if isinstance(net, dict) else None
+    if isinstance(topo, dict):
+        out += [("network.topology", k, topo) for k in ("switch", "spine")]
+    return out
+
+
+def _expand_bases(data: Any, origin: str) -> None:
+    """An inline entry with ``base: <catalog id>`` is that entry with the fields it gives
+    changed (as in a catalog of one's own): the base's other fields are filled in, in place,
+    so the user's own keys keep their lines for error messages; a changed figure keeps no
+    base source (the user's, given or not)."""
+    from cephsim.catalog.load import merge_entry, raw_entry
+
+    for path, key, parent in _catalog_nodes(data):
+        node = parent.get(key)
+        if not isinstance(node, dict) or "base" not in node:
+            continue
+        base, kind = node["base"], CATALOG_REFS[key]
+        raw = raw_entry(kind, str(base)) if isinstance(base, str) else None
+        if raw is None or str(base).startswith("_"):
+            line, col = _position(data, tuple(int(x) if x.isdigit() else x
+                                              for x in f"{path}.{key}.base".split(".")))
+            raise CephsimError.single(
+                f"{path}.{key}.base: no {kind[:-1]} {base!r} in the catalog to start from "
+                f"(see `cephsim catalog {kind}`)", file=origin, line=line, column=col)
+        given = {k: v for k, v in node.items() if k != "base"}
+        merged = merge_entry(raw, given)
+        del node["base"]
+        for k, v in merged.items():
+            if k not in node or k == "sources":
+                node[k] = v
+        if "name" not in given:
+            node["name"] = f"{raw.get('name', base)} (catalog {base}, changed)"
 
 
 def locate(err: CephsimError, path: str | Path, overrides: Sequence[str] | None = None) -> CephsimError:

@@ -186,7 +186,7 @@ class OSDGroup(_M):
     count: Int = Field(1, ge=0, le=256, description="OSD daemons per host (one drive each, or "
             "per_device of them per drive).")
     disk: str | DiskModel = Field(description="Catalog disk id (see `cephsim catalog disks`) or an "
-            "inline disk model.")
+            "inline disk model (which may start from a catalog one: {base: pm9a3, write_4k: 20us}).")
     db_disk: str | DiskModel | None = Field(None, description="A separate RocksDB device "
             "(BlueStore block.db; the WAL goes with it): catalog disk id or inline model.  Every "
             "kv commit's WAL write and flush (and a deferred write's data, which rides in the WAL) "
@@ -258,14 +258,14 @@ class HostGroup(_M):
             "name0, name1, ...")
     count: Int = Field(1, ge=1, le=10000, description="Number of hosts in the group.")
     cpu: str | CPUModel = Field(description="Catalog CPU id (see `cephsim catalog cpus`) or an "
-            "inline CPU model.")
+            "inline CPU model (which may start from a catalog one: {base: <id>, ...}).")
     sockets: Int = Field(1, ge=1, description="CPU sockets per host.")
     cstates: str | None = Field(None, description="C-state table id; default is the CPU's platform "
             "table.")
     tuning: CPUTuning = Field(default_factory=CPUTuning, description=
             "C-state limit and frequency governor.")
     nic: str | NICModel = Field(description="Catalog NIC id (see `cephsim catalog nics`) or an "
-            "inline NIC model.")
+            "inline NIC model (which may start from a catalog one: {base: <id>, ...}).")
     bond: Int = Field(1, ge=1, description="Links bonded (LACP); one flow uses one link, so "
             "latency is per link.")
     osds: OSDGroup | None = Field(None, description="OSDs on each host of the group; omit for "
