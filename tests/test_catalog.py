@@ -248,3 +248,15 @@ def test_most_cpus_have_a_single_thread_figure():
     cpus = CAT.of("cpu")
     without = sorted(k for k, e in cpus.items() if e.single_thread is None)
     assert len(without) <= 2, without  # the 8480+ and 8276M have no PassMark entry
+
+
+def test_an_entry_shows_a_derived_figure_by_its_value():
+    """`cephsim catalog cpus ID` shows per_clock_speed, which the file leaves to the
+    single-thread score, as the value the model uses."""
+    from cephsim.catalog.load import entry_figures
+
+    rows = {r["field"]: r for r in entry_figures("cpus", "xeon-8375c")}
+    assert rows["per_clock_speed"]["value"] == "1.144 (derived)"  # 2474 / 3.5 GHz / (2100 / 3.4)
+    assert rows["per_clock_speed"]["basis"] == "derived"
+    assert rows["smt_yield"]["value"] == "1.25 (default)"
+    assert all("Undefined" not in str(r["value"]) for r in rows.values())
