@@ -245,6 +245,125 @@ def test_a_given_per_clock_speed_wins_over_the_benchmark():
 
 
 def test_most_cpus_have_a_single_thread_figure():
+    """PassMark lists every catalog CPU but these four; their per_clock_speed is an
+    estimate (the generation's, or a PassMark-rated sibling's) and says so."""
     cpus = CAT.of("cpu")
-    without = sorted(k for k, e in cpus.items() if e.single_thread is None)
-    assert len(without) <= 2, without  # the 8480+ and 8276M have no PassMark entry
+    without = {k for k, e in cpus.items() if e.single_thread is None}
+    assert without == {"xeon-8480plus", "xeon-8276m", "xeon-8370c", "epyc-7763v"}
+    for k in without:
+        assert cpus[k].sources["per_clock_speed"].basis == "estimate", k
+
+
+def test_derived_all_core_clocks_follow_their_rule():
+    """Where no all-core figure is published the catalog derives it: AMD's Genoa ratio
+    (base + 0.857 x (boost - base), to 10 MHz) and Intel's median (base + 0.5 x (boost -
+    base), to 50 MHz).  Every entry citing a rule holds to it."""
+    amd = CAT.cpus["epyc-7742"].sources["all_core_clock"]
+    intel = CAT.cpus["xeon-8380"].sources["all_core_clock"]
+    assert amd.basis == intel.basis == "derived"
+    counted = 0
+    for id_, e in CAT.cpus.items():
+        src = e.sources.get("all_core_clock")
+        if src not in (amd, intel):
+            continue
+        counted += 1
+        base, boost = e.base_clock_hz / 1e9, e.boost_clock_hz / 1e9
+        k, step = (0.857, 0.01) if src == amd else (0.5, 0.05)
+        assert e.all_core_clock_hz / 1e9 == pytest.approx(base + k * (boost - base),
+                                                           abs=step / 2 + 1e-9), id_
+    assert counted > 40
+
+
+#: the CPUs under current x86 cloud instance families: id -> (cloud, families it names)
+CLOUD_CPUS = {
+    "xeon-8488c": ("AWS", ["M7i", "C7i", "R7i"]),
+    "xeon-8375c": ("AWS", ["M6i", "C6i", "R6i"]),
+    "xeon-8275cl": ("AWS", ["C5"]),
+    "xeon-8259cl": ("AWS", ["M5", "R5"]),
+    "xeon-8175m": ("AWS", ["M5", "R5", "T3"]),
+    "xeon-8124m": ("AWS", ["C5"]),
+    "epyc-7r13": ("AWS", ["M6a", "C6a", "R6a"]),
+    "epyc-9r14": ("AWS", ["M7a", "C7a", "R7a"]),
+    "xeon-8481c": ("Google Cloud", ["C3"]),
+    "epyc-7b12": ("Google Cloud", ["N2D"]),
+    "epyc-7b13": ("Google Cloud", ["N2D", "T2D", "C2D"]),
+    "epyc-9b14": ("Google Cloud", ["C3D"]),
+    "xeon-8370c": ("Azure", ["Dv5", "Ev5"]),
+    "epyc-7763v": ("Azure", ["Dasv5", "Easv5"]),
+    "epyc-9v74": ("Azure", ["Dasv6", "Easv6"]),
+}
+CLOUD_NETWORK = {"AWS": ("aws-ena", "aws-az-fabric"),
+                 "Google Cloud": ("gcp-gvnic", "gcp-zone-fabric"),
+                 "Azure": ("azure-accelnet", "azure-az-fabric")}
+
+
+def test_covers_cloud_instance_cpus():
+    """`cephsim catalog cpus` names the cloud and its instance families (the fuzzy CPU
+    match of `cephsim init` searches the names too)."""
+    assert set(CLOUD_CPUS) <= set(CAT.cpus), set(CLOUD_CPUS) - set(CAT.cpus)
+    for id_, (cloud, families) in CLOUD_CPUS.items():
+        name = CAT.cpus[id_].name
+        assert cloud in name and all(f in name for f in families), (id_, name)
+        assert any(f"{id_}" == r["id"] and cloud in r["name"] for r in catalog_rows("cpu"))
+
+
+def test_cloud_cpus_carry_the_clocks_the_clouds_publish():
+    """The figures AWS, Google and Microsoft publish for these families, as datasheet
+    figures (the rest are derived, measured in guests, or estimates that say why)."""
+    published = [  # (id, field, GHz): AWS M7i, C6a, M7a, M5, C5; Google C3, C3D, N2D (Rome);
+        ("xeon-8488c", "all_core_clock", 3.2), ("xeon-8488c", "boost_clock", 3.8),  # Azure
+        ("epyc-7r13", "all_core_clock", 3.6), ("epyc-9r14", "boost_clock", 3.7),
+        ("xeon-8259cl", "all_core_clock", 3.1),
+        ("xeon-8175m", "base_clock", 2.5), ("xeon-8175m", "all_core_clock", 3.1),
+        ("xeon-8124m", "all_core_clock", 3.4), ("xeon-8124m", "boost_clock", 3.5),
+        ("xeon-8481c", "all_core_clock", 3.0),
+        ("epyc-9b14", "all_core_clock", 3.3), ("epyc-9b14", "boost_clock", 3.7),
+        ("epyc-7b12", "base_clock", 2.25), ("epyc-7b12", "all_core_clock", 2.7),
+        ("epyc-7b12", "boost_clock", 3.3),
+        ("xeon-8370c", "all_core_clock", 3.5), ("epyc-7763v", "boost_clock", 3.7),
+        ("epyc-9v74", "boost_clock", 3.7),
+    ]
+    for id_, field, ghz in published:
+        e = CAT.cpus[id_]
+        assert getattr(e, f"{field}_hz") / 1e9 == pytest.approx(ghz), (id_, field)
+        assert e.sources[field].basis == "datasheet", (id_, field)
+    # AWS runs its Genoa families without SMT (one vCPU per physical core)
+    assert CAT.cpus["epyc-9r14"].threads_per_core == 1
+    # the 8488C's single PassMark sample is listed but the generation's figure is used
+    x = CAT.cpus["xeon-8488c"]
+    assert x.single_thread.score == 3113 and x.per_clock_speed == 1.12
+    assert x.sources["per_clock_speed"].basis == "estimate"
+    # parts PassMark does not list take their PassMark-rated sibling's per-clock speed
+    assert CAT.cpus["epyc-7763v"].per_clock_speed == CAT.cpus["epyc-7763"].per_clock_speed
+    assert CAT.cpus["xeon-8370c"].per_clock_speed == CAT.cpus["xeon-8375c"].per_clock_speed
+
+
+@pytest.mark.parametrize("id_", sorted(CLOUD_CPUS))
+def test_cloud_cpu_notes_say_how_to_model_the_vm(id_):
+    """Each cloud CPU's notes give the settings of a scenario for its VMs (the cloud's NIC
+    and fabric, the vm section, the governor of a guest without cpufreq, the instance's
+    share of cores), and every catalog id they name exists."""
+    import re
+
+    e = CAT.cpus[id_]
+    notes = " ".join(str(e.notes).split())
+    nic, switch = CLOUD_NETWORK[CLOUD_CPUS[id_][0]]
+    for words in (f"nic: {nic}", f"network.topology.switch: {switch}", "vm: {}",
+                  "tuning.governor: performance", "osd_cores"):
+        assert words in notes, (id_, words)
+    assert nic in CAT.nics and switch in CAT.switches and e.cstates in CAT.cstates
+    named = re.findall(r"\b((?:epyc|xeon|amd|intel)-[a-z0-9]+(?:-[a-z0-9]+)*)(?![-*\w])", notes)
+    for token in named:
+        assert token in CAT.cpus or token in CAT.cstates, (id_, token)
+
+
+def test_an_entry_shows_a_derived_figure_by_its_value():
+    """`cephsim catalog cpus ID` shows per_clock_speed, which the file leaves to the
+    single-thread score, as the value the model uses."""
+    from cephsim.catalog.load import entry_figures
+
+    rows = {r["field"]: r for r in entry_figures("cpus", "xeon-8375c")}
+    assert rows["per_clock_speed"]["value"] == "1.144 (derived)"  # 2474 / 3.5 GHz / (2100 / 3.4)
+    assert rows["per_clock_speed"]["basis"] == "derived"
+    assert rows["smt_yield"]["value"] == "1.25 (default)"
+    assert all("Undefined" not in str(r["value"]) for r in rows.values())

@@ -26,6 +26,45 @@ def test_parts_match_the_catalog_by_what_they_report():
     assert match_nic("virtio_net", None) == "virtio-net-vhost-25g"
 
 
+@pytest.mark.parametrize(("model", "id_"), [
+    # the model strings guests of current cloud instance families report (lscpu 'Model name')
+    ("Intel(R) Xeon(R) Platinum 8488C", "xeon-8488c"),                # AWS M7i, C7i, R7i
+    ("AMD EPYC 7R13 Processor", "epyc-7r13"),                         # AWS M6a, C6a, R6a
+    ("AMD EPYC 7R13 48-Core Processor", "epyc-7r13"),
+    ("AMD EPYC 9R14", "epyc-9r14"),                                   # AWS M7a, C7a, R7a
+    ("Intel(R) Xeon(R) Platinum 8259CL CPU @ 2.50GHz", "xeon-8259cl"),  # AWS M5, R5
+    ("Intel(R) Xeon(R) Platinum 8175M CPU @ 2.50GHz", "xeon-8175m"),    # AWS M5, T3
+    ("Intel(R) Xeon(R) Platinum 8124M CPU @ 3.00GHz", "xeon-8124m"),    # AWS C5
+    ("Intel(R) Xeon(R) Platinum 8481C CPU @ 2.70GHz", "xeon-8481c"),    # Google C3
+    ("AMD EPYC 7B12", "epyc-7b12"), ("AMD EPYC 7B13", "epyc-7b13"),      # Google N2D
+    ("AMD EPYC 9B14", "epyc-9b14"),                                   # Google C3D
+    ("Intel(R) Xeon(R) Platinum 8370C CPU @ 2.80GHz", "xeon-8370c"),    # Azure Dv5, Ev5
+    ("AMD EPYC 9V74 80-Core Processor", "epyc-9v74"),                 # Azure Dasv6
+])
+def test_cloud_guests_match_their_host_cpu(model, id_):
+    assert match_cpu(model) == (id_, "model number")
+
+
+@pytest.mark.parametrize(("model", "id_"), [
+    ("Intel(R) Xeon(R) Platinum 8488C", "xeon-8488c"),
+    ("AMD EPYC 7R13 Processor", "epyc-7r13"),
+])
+def test_an_instance_gets_its_catalog_cpu_and_the_vm_section(tmp_path, run_cli, model, id_):
+    """cluster-a's lscpu (a KVM guest) with the model name an AWS M7i or M6a guest reports:
+    the scenario names the catalog CPU and keeps the vm section."""
+    import re
+    import shutil
+
+    d = tmp_path / "c"
+    shutil.copytree(FIXTURES / "cluster-a", d)
+    lscpu = d / "lscpu.txt"
+    lscpu.write_text(re.sub(r"^Model name:.*$", f"Model name:                      {model}",
+                            lscpu.read_text(), flags=re.M))
+    sc, text = _scenario(run_cli, d, tmp_path)
+    assert sc.hosts[0].cpu == id_ and sc.hosts[0].vm is not None
+    assert f"CPU '{model}' -> catalog {id_} (model number)" in text
+
+
 def _write(d: Path, name: str, text: str) -> Path:
     d.mkdir(parents=True, exist_ok=True)
     (d / name).write_text(text)

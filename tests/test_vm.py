@@ -101,3 +101,38 @@ def test_cloud_nics_and_fabrics_add_up_to_the_published_round_trip(tmp_path, nic
     r = resolve(load_scenario(f), f)
     one_way = sum(one_way_ns(r, "osd0", "osd1", 64).values()) / 1e3
     assert 2 * (one_way + 6.0) == pytest.approx(rtt_us, rel=0.10)
+
+
+@pytest.mark.parametrize(("cpu", "nic", "switch", "idle", "first_state"), [
+    # AWS M7i: every size lets the guest control C-states; the guest stops at C1
+    ("xeon-8488c", "aws-ena", "aws-az-fabric", "tuning: {governor: performance, max_cstate: C1}",
+     "POLL"),
+    # Google C3D: no guest C-state control, a halted vCPU exits to the hypervisor
+    ("epyc-9b14", "gcp-gvnic", "gcp-zone-fabric", "vm: {}", "HLT"),
+    # Azure Dasv6: Hyper-V, whose counterpart of KVM's halt polling is not published
+    ("epyc-9v74", "azure-accelnet", "azure-az-fabric", "vm: {halt_poll: 0us}", "HLT+host-POLL"),
+])
+def test_a_cloud_instance_as_its_cpu_notes_describe_it(cpu, nic, switch, idle, first_state):
+    """A scenario set up as a cloud CPU's catalog notes say (its cloud's NIC and fabric,
+    a 4-core slice of the host, the guest's idle path and a full-speed clock) resolves to
+    that and runs."""
+    from cephsim.model.resolve import resolve
+
+    text = (BASE.replace("cpu: epyc-7313p", f"cpu: {cpu}")
+            .replace("nic: connectx5-25g", f"nic: {nic}\n    {idle}")
+            .replace("    osds: {count: 1", "    osd_cores: 4\n    osds: {count: 1")
+            + f"network: {{topology: {{kind: switch, switch: {switch}}}}}\n")
+    p = ROOT / "tests" / "_vm_cloud_tmp.yaml"
+    p.write_text(text)
+    try:
+        sc = load_scenario(p, ["run.ios=200"])
+        host = resolve(sc, p).host("osd0")
+        res = run_scenario(sc, scenario_path=p, seed=1)
+    finally:
+        p.unlink()
+    model = load_catalog().cpus[cpu]
+    assert host.osd_cores == 4 and host.cpu.cores == model.cores
+    assert host.cpu.governor == "performance" and host.cpu.max_hz == model.boost_clock_hz
+    assert host.cpu.cstates[0].name == first_state
+    assert host.cpu.cpufreq_driver.startswith("kvm guest") == ("vm:" in idle)
+    assert 1e5 < mean(res) < 2e6  # 0.1-2 ms per 4 KiB write at queue depth 1 (ns)

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import PydanticUndefined
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
@@ -286,9 +287,14 @@ def entry_figures(kind: str, id: str) -> list[dict[str, Any]]:  # noqa: A002 - t
     for f, v in pairs:
         prov = e.sources.get(f)
         if v is None and k != "cstates":  # not written: the model's default applies
-            info = next((i for n, i in type(e).model_fields.items() if (i.alias or n) == f), None)
-            if info is not None and info.default is not None:
+            name, info = next(((n, i) for n, i in type(e).model_fields.items()
+                               if (i.alias or n) == f), (f, None))
+            if info is not None and info.default not in (None, PydanticUndefined):
                 v = f"{info.default} (default)"
+            elif isinstance(getattr(e, name, None), (int, float)):
+                # a required figure the file leaves out, computed on loading (per_clock_speed
+                # from single_thread): its value, not the absent default's repr
+                v = f"{getattr(e, name):g} (derived)"
         out.append({"field": f, "value": None if v is None else _value_text(v),
                     "basis": prov.basis if prov else None, "source": prov.source if prov else None,
                     "note": prov.note if prov else None})
