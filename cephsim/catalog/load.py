@@ -187,6 +187,9 @@ def raw_entries(kind: str) -> dict[str, tuple[dict[str, Any], str]]:
                 if str(base) not in out:
                     raise CephsimError.single(f"base: no {_one(kind)} {base!r} to start from",
                                               file=str(p), path=f"{i}.base")
+                if "sources" in raw and not isinstance(raw["sources"], dict):
+                    raise CephsimError.single("sources must map figure names to their source",
+                                              file=str(p), path=f"{i}.sources")
                 raw = merge_entry(out[str(base)][0], raw)
             out[i] = (raw, str(p))
     return out

@@ -118,7 +118,6 @@ def validate(scenario: ScenarioArg, set_: SetOpt = None) -> None:
         from cephsim.tools.estimate import LONG_RUN_S, estimate, format_wall
 
         est = estimate(sc, scenario)
-        inflight = sc.workload.iodepth * sc.workload.numjobs
         for w in run_warnings(sc) + config_warnings(r):
             typer.echo(f"warning: {w}", err=True)
         if est.wall_s > LONG_RUN_S:
@@ -130,7 +129,7 @@ def validate(scenario: ScenarioArg, set_: SetOpt = None) -> None:
         typer.echo(f"a run needs about {est.memory_bytes / 2**20:.0f} MiB of memory and "
                    f"{format_wall(est.wall_s)} of wall time here (from a pilot of "
                    f"{est.pilot_ios} I/Os"
-                   + (f", {est.pilot_inflight} in flight: rougher" if est.pilot_inflight < inflight else "")
+                   + (f", {est.pilot_inflight} in flight: rougher" if est.rough else "")
                    + ")" + (", per point" if points else ""))
     except CephsimError as e:
         fail(e)

@@ -93,7 +93,7 @@ def register(app: typer.Typer) -> None:
             typer.Option("--plot", help="Also draw the sweep curves (.png, .svg or .pdf)."),
         ] = None,
         fio_dir: Annotated[
-            Optional[Path],
+            Optional[str],
             typer.Option("--fio-dir", metavar="DIR", help=
                 "Also write each point as fio's JSON (its seeds pooled as one job) in the "
                 "tree fio-plot's bench-fio writes, for fio-plot to graph next to measured "
@@ -111,6 +111,8 @@ def register(app: typer.Typer) -> None:
             plot_suffix(plot)
             _check_scheduler(executor, scheduler)
             check_outputs({"--output": output, "--plot": plot}, [scenario])
+            if fio_dir is not None and not fio_dir.strip():  # Path("") would be "."
+                raise CephsimError.single("--fio-dir: an empty name; give a directory")
             res = run_sweep(scenario, set_ or [], seeds=seeds, seed=seed, jobs=jobs,
                             executor=executor.value, scheduler=scheduler, quiet=quiet,
                             fio_dir=fio_dir, others=[p for p in (output, plot) if p])

@@ -743,6 +743,12 @@ def _loss_source(scenario: Scenario, hosts: dict[str, HostConfig], a: str, b: st
     for i, ln in enumerate(scenario.network.links):
         if (ln.src, ln.dst) == (a, b) or (ln.both_ways and (ln.dst, ln.src) == (a, b)):
             return f"network.links.{i}.loss"
+    if scenario.sites is not None:  # the WAN between the two hosts' sites
+        site = {g.name: g.site for g in scenario.hosts}
+        pair = {site[hosts[a].group], site[hosts[b].group]}
+        for i, sl in enumerate(scenario.sites.links):
+            if set(sl.between) == pair:
+                return f"sites.links.{i}.loss"
     return "sites.links"
 
 

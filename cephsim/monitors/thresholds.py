@@ -151,5 +151,6 @@ def find_thresholds(spec: MonitorSpec, make_net: Callable[[int], MonNetwork],
                     seeds: Sequence[int] = (1, 2, 3), lo: int = 1_000_000,
                     hi: int = 12_800_000_000, tol_ns: int = 100_000_000,
                     points: int = 33) -> list[Threshold]:
-    """Every verdict boundary between ``lo`` and ``hi`` (ns), in RTT order (:func:`search_changes`)."""
+    """Every verdict boundary between ``lo`` and ``hi`` (ns), in RTT order
+    (:func:`search_changes`)."""
     return search_thresholds(spec, make_net, seeds, lo, hi, tol_ns, points).thresholds

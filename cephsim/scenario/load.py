@@ -109,7 +109,7 @@ def catalog_copy(kind: str, entry_id: str, origin: str, where: str) -> Commented
 
     raw = raw_entry(kind, entry_id)
     if not isinstance(raw, dict) or entry_id.startswith("_"):
-        raise CephsimError.single(f"{where}: no {kind[:-1]} {entry_id!r} in the catalog to change "
+        raise CephsimError.single(f"{where}: no {_ONE[kind]} {entry_id!r} in the catalog to change "
                                   f"(see `cephsim catalog {kind}`)", file=origin)
     out = CommentedMap(copy.deepcopy(raw))
     out["name"] = f"{raw.get('name', entry_id)} (catalog {entry_id}, changed by --set)"
@@ -164,7 +164,7 @@ def load_scenario(path: str | Path, overrides: Sequence[str] | None = None) -> S
     for text in overrides or []:
         keys, value = parse_override(text)
         overridden[apply_override(data, keys, value, f"--set {text}")] = f"--set {text}"
-    _expand_bases(data, str(p))
+    _expand_bases(data, str(p), overridden)
     try:
         scenario = Scenario.model_validate(data)
     except ValidationError as err:
@@ -189,25 +189,38 @@ def _catalog_nodes(data: Any) -> list[tuple[str, str, Any]]:
     return out
 
 
-def _expand_bases(data: Any, origin: str) -> None:
+def _expand_bases(data: Any, origin: str,
+                  overridden: dict[tuple[str, ...], str] | None = None) -> None:
     """An inline entry with ``base: <catalog id>`` is that entry with the fields it gives
     changed (as in a catalog of one's own): the base's other fields are filled in, in place,
     so the user's own keys keep their lines for error messages; a changed figure keeps no
     base source (the user's, given or not)."""
     from cephsim.catalog.load import merge_entry, raw_entry
 
+    def refuse(where: str, msg: str) -> CephsimError:
+        loc = tuple(int(x) if x.isdigit() else x for x in where.split("."))
+        by = _override_origin(loc, overridden or {}, data)
+        if by:  # a --set brought it: name that, not the file's line
+            return CephsimError.single(f"{where}: {msg}", file=by)
+        line, col = _position(data, loc)
+        return CephsimError.single(f"{where}: {msg}", file=origin, line=line, column=col)
+
     for path, key, parent in _catalog_nodes(data):
         node = parent.get(key)
         if not isinstance(node, dict) or "base" not in node:
             continue
         base, kind = node["base"], CATALOG_REFS[key]
-        raw = raw_entry(kind, str(base)) if isinstance(base, str) else None
-        if raw is None or str(base).startswith("_"):
-            line, col = _position(data, tuple(int(x) if x.isdigit() else x
-                                              for x in f"{path}.{key}.base".split(".")))
-            raise CephsimError.single(
-                f"{path}.{key}.base: no {kind[:-1]} {base!r} in the catalog to start from "
-                f"(see `cephsim catalog {kind}`)", file=origin, line=line, column=col)
+        if not isinstance(base, str):
+            raise refuse(f"{path}.{key}.base", "base must be a catalog id (text), e.g. "
+                         f"`base: {_EXAMPLE[kind]}`")
+        raw = raw_entry(kind, base)
+        if raw is None or base.startswith("_"):
+            raise refuse(f"{path}.{key}.base", f"no {_ONE[kind]} {base!r} in the catalog to "
+                         f"start from (see `cephsim catalog {kind}`)")
+        if "sources" in node and not isinstance(node["sources"], dict):
+            raise refuse(f"{path}.{key}.sources", "sources must map figure names to their "
+                         "source, e.g. `sources: {write_4k: {source: my fio run, basis: "
+                         "measured}}`")
         given = {k: v for k, v in node.items() if k != "base"}
         merged = merge_entry(raw, given)
         del node["base"]
@@ -216,6 +229,12 @@ def _expand_bases(data: Any, origin: str) -> None:
                 node[k] = v
         if "name" not in given:
             node["name"] = f"{raw.get('name', base)} (catalog {base}, changed)"
+
+
+#: a catalog kind's entries, named one at a time, and an id of each for examples
+_ONE = {"cpus": "CPU", "disks": "disk", "nics": "NIC", "switches": "switch"}
+_EXAMPLE = {"cpus": "epyc-7313p", "disks": "pm9a3", "nics": "connectx5-25g",
+            "switches": "generic-cut-through-25g"}
 
 
 def locate(err: CephsimError, path: str | Path, overrides: Sequence[str] | None = None) -> CephsimError:

@@ -186,7 +186,8 @@ class OSDGroup(_M):
     count: Int = Field(1, ge=0, le=256, description="OSD daemons per host (one drive each, or "
             "per_device of them per drive).")
     disk: str | DiskModel = Field(description="Catalog disk id (see `cephsim catalog disks`) or an "
-            "inline disk model (which may start from a catalog one: {base: pm9a3, write_4k: 20us}).")
+            "inline disk model (which may start from a catalog one: "
+            "{base: pm9a3, write_4k: 20us}).")
     db_disk: str | DiskModel | None = Field(None, description="A separate RocksDB device "
             "(BlueStore block.db; the WAL goes with it): catalog disk id or inline model.  Every "
             "kv commit's WAL write and flush (and a deferred write's data, which rides in the WAL) "

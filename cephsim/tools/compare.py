@@ -122,7 +122,8 @@ class Comparison:
                 f"{self.base.label}")
         return text + (f" for X = {others}" if len(self.inputs) > 2 else "")
 
-    def _row(self, direction: str, key: str) -> tuple[str, list[tuple[str, tuple[str, str] | None]]]:
+    def _row(self, direction: str,
+             key: str) -> tuple[str, list[tuple[str, tuple[str, str] | None]]]:
         """One metric's row as text: its title, then per input the value and (but for the
         baseline) the difference and the change in per cent.  Decimals follow the baseline's
         figure, so that a row reads in one precision."""
@@ -522,10 +523,12 @@ def _read_fio(path: str | Path) -> _FioFile:
 
 def _fio_input(f: _FioFile, label: str) -> Input:
     if f.cephsim is not None:
-        seed = f.cephsim.get("seed")
-        ok = isinstance(seed, int) and not isinstance(seed, bool)
+        # one run's seed, or a sweep point's pooled seeds (sweep --fio-dir)
+        seeds = f.cephsim.get("seeds", [f.cephsim.get("seed")])
+        seeds = seeds if isinstance(seeds, list) else [seeds]
+        ok = [x for x in seeds if isinstance(x, int) and not isinstance(x, bool)]
         told = f.cephsim.get("assumptions")
-        return Input(label, f.job.name, f.path, [seed] if ok else [],
+        return Input(label, f.job.name, f.path, ok if len(ok) == len(seeds) else [],
                      f"simulated, {f.version or 'cephsim'}",
                      told if isinstance(told, dict) else None)
     return Input(label, f.job.name, f.path, [], f"measured, {f.version or 'fio'}")

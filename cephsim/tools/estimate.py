@@ -11,9 +11,9 @@ from cephsim.model.resolve import memory_estimate
 from cephsim.model.runner import run_scenario
 from cephsim.scenario.schema import Scenario
 
-#: the pilot's least length (at least the I/Os in flight): a fraction of a second on
-#: the quickstart
-PILOT_IOS = 300
+#: the shorter pilot's least length (at least one and a half queues' worth): a fraction
+#: of a second on the quickstart
+PILOT_IOS = 150
 #: the most I/Os in flight and jobs a pilot keeps (a deeper or wider scenario's pilot runs
 #: smaller, so validate stays quick; its estimate is then rougher and says so)
 PILOT_INFLIGHT = 512
@@ -29,39 +29,47 @@ class Estimate:
     pilot_ios: int  #: the pilot's measured I/Os
     pilot_wall_s: float  #: the pilot's event loop (its setup is counted once in wall_s)
     pilot_inflight: int  #: the I/Os in flight in the pilot (the run's, or fewer: PILOT_INFLIGHT)
+    rough: bool = False  #: the pilot ran shallower than the run: a rougher estimate
 
 
 def estimate(scenario: Scenario, path: str | Path | None = None) -> Estimate:
-    """Run a pilot of the scenario (its first I/Os, nothing recorded) and scale its event
-    loop to the run's length: I/Os for ``run.ios``, simulated time for ``run.runtime`` and
-    ``run.ramp_time`` (whichever the run stops at first).  The pilot starts on empty queues,
-    so a run that saturates later can take somewhat longer per I/O.  The pilot's events
-    are the run's first ones: it changes nothing in the run."""
+    """Run two short pilots of the scenario (its first I/Os) and scale the cost of the I/Os
+    past the fill to the run's length: I/Os for ``run.ios``, simulated time for
+    ``run.runtime`` and ``run.ramp_time`` (whichever the run stops at first).  A run whose
+    work per I/O keeps growing after the pilots (large writes filling an image's objects,
+    queues still building) takes longer: up to about twice as long on the shipped scenarios'
+    deepest variants.  The pilots are runs of their own: they change nothing in the run."""
     run, w = scenario.run, scenario.workload
     inflight = w.iodepth * w.numjobs
     total = None if run.ios is None else run.ios + run.ramp_ios
     # past the fill, where a deep queue's per-I/O work settles
     jobs = min(w.numjobs, PILOT_JOBS)
     depth = max(1, min(w.iodepth, PILOT_INFLIGHT // jobs))
-    n = max(PILOT_IOS, jobs * depth)
-    n = n if total is None else min(n, total)
-    pilot = scenario.model_copy(update={
-        "run": run.model_copy(update={"ios": n, "ramp_ios": 0, "ramp_time": 0, "runtime": None,
-                                      "records": False}),
-        "workload": w.model_copy(update={"iodepth": depth, "numjobs": jobs})})
-    t0 = time.perf_counter()
-    res = run_scenario(pilot, scenario_path=path)
-    setup = max(0.0, time.perf_counter() - t0 - res.wall_s)
-    # the pilot issued every slot's first I/O before its n completions: the work of the
-    # fill counts as I/Os too (in the run it is the same fill, once)
-    per_io = res.wall_s / (n + jobs * depth)
+    # two pilots, of n and 2n I/Os: the difference of their loops is the cost of n I/Os past
+    # the fill, where a deep queue's per-I/O work has settled (the fill is cheaper)
+    n = max(PILOT_IOS, (3 * jobs * depth) // 2)
+    if total is not None:
+        n = max(1, min(n, total // 2))
+    runs = []
+    for k in (n, 2 * n):
+        pilot = scenario.model_copy(update={
+            "run": run.model_copy(update={"ios": k, "ramp_ios": 0, "ramp_time": 0,
+                                          "runtime": None}),
+            "workload": w.model_copy(update={"iodepth": depth, "numjobs": jobs})})
+        t0 = time.perf_counter()
+        runs.append((run_scenario(pilot, scenario_path=path), time.perf_counter() - t0))
+    (short, _), (res, took) = runs
+    setup = max(0.0, took - res.wall_s)
+    steady = (res.wall_s - short.wall_s) / n
+    per_io = steady if steady > 0 else res.wall_s / (2 * n)  # timer noise on tiny pilots
     per_sim_ns = res.wall_s / max(1, res.sim_end_ns)
     loop = []
     if total is not None:
-        loop.append(per_io * (total + inflight) + per_sim_ns * run.ramp_time)
+        loop.append(per_io * total + per_sim_ns * run.ramp_time)
     if run.runtime is not None:
         loop.append(per_sim_ns * (run.runtime + run.ramp_time) + per_io * run.ramp_ios)
-    return Estimate(memory_estimate(scenario), setup + min(loop), n, res.wall_s, jobs * depth)
+    return Estimate(memory_estimate(scenario), setup + min(loop), 2 * n, res.wall_s, jobs * depth,
+                    rough=jobs * depth < inflight)
 
 
 def format_wall(seconds: float) -> str:

@@ -543,7 +543,7 @@ LAYOUT_FIELDS = ("workload.rw", "workload.rwmixread", "workload.bs", "workload.i
                  "workload.numjobs")
 
 
-def fio_paths(name: str, axes: Sequence[Axis], points: Sequence[Point],
+def fio_paths(axes: Sequence[Axis], points: Sequence[Point],
               scenarios: Sequence[Any]) -> list[PurePosixPath]:
     """Each point's fio JSON in bench-fio's tree (:mod:`cephsim.formats.report.fio_bench`).
 
@@ -552,11 +552,14 @@ def fio_paths(name: str, axes: Sequence[Axis], points: Sequence[Point],
     only there do not share a file; two points that would still share one are an error."""
     from cephsim.formats.report.fio_bench import bench_path
 
-    other = {a.path for a in axes if len(a.values) > 1 and a.path not in LAYOUT_FIELDS}
+    # a swept name already names each point's folder
+    other = {a.path for a in axes if len(a.values) > 1 and a.path not in LAYOUT_FIELDS
+             and a.path != "name"}
     out: list[PurePosixPath] = []
     first: dict[PurePosixPath, Point] = {}
     for pt, sc in zip(points, scenarios, strict=True):
-        target = ",".join([name, *(f"{short_path(p)}={v}" for p, v in pt.settings if p in other)])
+        target = ",".join([sc.name, *(f"{short_path(p)}={v}" for p, v in pt.settings
+                                      if p in other)])
         w = sc.workload
         rel = bench_path(target, w.rw, w.rwmixread, w.bs, w.iodepth, w.numjobs)
         if rel in first:
@@ -611,7 +614,7 @@ def run_sweep(path: str | Path, cli_axes: Iterable[str] = (), *, seeds: int | No
         from cephsim.formats.output import check_output_tree
         from cephsim.formats.report.fio_json import source_date_epoch
 
-        places = fio_paths(scenarios[0].name, axes, points, scenarios)
+        places = fio_paths(axes, points, scenarios)
         check_output_tree(fio_dir, places, "--fio-dir", [Path(path), *others])
         source_date_epoch()  # a bad value stops the sweep before it runs, not after
     tasks = [Task(str(path), tuple(pt.overrides), s, fio=fio_dir is not None)

@@ -324,8 +324,11 @@ def idle_text(states: list[dict[str, Any]]) -> str:
 def _runs(head: str, p: dict[str, Any], clock: float | None, width: int) -> list[str]:
     """'osd (3 hosts): acpi-cpufreq / performance; idle states ...; work ran at ...'."""
     states = [f"{s['name']} {_ns(s['exit_latency_ns'])}," for s in p["idle_states"]]
-    states[0] = "idle states (exit latency) " + states[0]
-    states[-1] = states[-1][:-1] + (";" if clock else "")
+    if states:
+        states[0] = "idle states (exit latency) " + states[0]
+        states[-1] = states[-1][:-1] + (";" if clock else "")
+    else:  # no idle state at all (a hand-edited result file): say so
+        states = ["no idle states" + (";" if clock else "")]
     return _wrap(f"{head}: {p['cpufreq_driver']} / {_governor(p['governor'])};",
                  states + ([f"work ran at {clock:.2f} GHz"] if clock else []), width, "    ", "")
 
@@ -517,12 +520,15 @@ def compare_text(sides: Sequence[tuple[str, dict[str, Any] | None]], width: int 
             continue
         try:
             shown.append((name, a, rows(a)))
-        except (KeyError, TypeError, AttributeError, ValueError):  # a result file edited by hand
+        except (KeyError, TypeError, AttributeError, ValueError, IndexError):  # edited by hand
             unread.append(name)
     notes = "".join(f"{n}: its result file's assumptions could not be read\n" for n in unread)
     if len(shown) == 1:
         name, a, _ = shown[0]
-        return f"{name}:\n" + header_text(a, width=width) + notes + "\n"
+        try:
+            return f"{name}:\n" + header_text(a, width=width) + notes + "\n"
+        except (KeyError, TypeError, AttributeError, ValueError, IndexError):
+            return notes + f"{name}: its result file's assumptions could not be read\n"
     if not shown:
         return notes
     labels = list(dict.fromkeys(k for _, _, r in shown for k in r))

@@ -93,7 +93,16 @@ def source_date_epoch() -> int | None:
     if not (raw.strip().isascii() and raw.strip().isdigit()):  # int() refuses "²"
         raise CephsimError.single(f"SOURCE_DATE_EPOCH={raw!r}: not a whole number of seconds "
                                   "since 1970 (unset it for the current time)")
-    return int(raw.strip())
+    if len(raw.strip()) > 12:  # past the year 33,000: no date to print
+        raise CephsimError.single(f"SOURCE_DATE_EPOCH={raw.strip()[:20]}...: too far in the "
+                                  "future to be a date (unset it for the current time)")
+    value = int(raw.strip())
+    try:
+        time.gmtime(value)
+    except (OverflowError, OSError, ValueError):
+        raise CephsimError.single(f"SOURCE_DATE_EPOCH={value}: not a date this system can "
+                                  "print (unset it for the current time)") from None
+    return value
 
 
 def report_time_ms() -> int:

@@ -146,7 +146,8 @@ def _mean_us(x: np.ndarray) -> float:
 
 
 def result_document(res: RunResult, plus: bool = False,
-                    overrides: Sequence[str] = (), timestamp_ms: int | None = None) -> dict[str, Any]:
+                    overrides: Sequence[str] = (),
+                    timestamp_ms: int | None = None) -> dict[str, Any]:
     """fio's JSON of the run with a ``cephsim`` object; timestamped now (or at
     ``SOURCE_DATE_EPOCH``, or ``timestamp_ms``)."""
     doc = fio_json([job_stats(res)], plus=plus, fio_version=f"cephsim-{__version__}",

@@ -253,6 +253,11 @@ def _one_size(group: str, pts: list[Point], wire_per_byte_ns: float | None,
     lat = np.array([p.one_way_ns for p in pts], dtype=float)
     wire = wire_per_byte_ns or 0.0
     se = float(lat.std(ddof=1) / math.sqrt(lat.size)) if lat.size > 1 else None
+    if wire * size >= lat.mean():
+        raise CephsimError.single(
+            f"{group}: the wire alone would take {wire * size / 1e3:.3f} us for {size} B at "
+            f"--speed, more than the {lat.mean() / 1e3:.3f} us measured one way: the link is "
+            "faster than --speed says", file=pts[0].file, line=pts[0].line)
     fit = LineFit(group, pts, float(lat.mean()) - wire * size, None, se, None,
                   wire_taken_out_ns=wire)
     how = ("ping runs at two or more payload sizes: ping -s 56, ping -s 8000, ..., in one "

@@ -8,6 +8,7 @@ the same at a terminal, from a pipe and in tests."""
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from collections.abc import Callable
 from typing import Any
@@ -126,6 +127,8 @@ def _number(ask: Ask, say: Say, prompt: str, default: float, lo: float, hi: floa
         try:
             v = float(text)
         except ValueError:
+            v = math.nan
+        if not math.isfinite(v):  # 'nan', 'inf', '1e400' parse, but are no figure
             say(f"'{text}' is not a number")
             continue
         if whole and v != int(v):
