@@ -234,23 +234,36 @@ class Comparison:
                                     subsequent_indent="      ") + "\n")
         return buf.getvalue()
 
-    def _explain_text(self, direction: str) -> str:
+    def _breakdowns(self, direction: str) -> list[tuple[Input, Side, Side, float, list[str]]]:
+        """Each other side with a breakdown beside the baseline's: (input, baseline side,
+        its side, the difference of the critical paths' totals, the categories by how much
+        they moved, largest first)."""
         sides = self.tables[direction]
-        base, b0 = self.base, sides[0]
-        lines: list[str] = []
+        b0 = sides[0]
+        out = []
         for inp, s in zip(self.inputs[1:], sides[1:]):
             if b0.cats_us is None or s.cats_us is None:
                 continue
-            dm = sum(s.cats_us.values()) - sum(b0.cats_us.values())
+            bc, sc = b0.cats_us, s.cats_us
+            dm = sum(sc.values()) - sum(bc.values())
+            order = sorted(CATEGORIES, key=lambda c: -abs(sc[c] - bc[c]))
+            out.append((inp, b0, s, dm, order))
+        return out
+
+    def _explain_text(self, direction: str) -> str:
+        base = self.base
+        lines: list[str] = []
+        for inp, b0, s, dm, order in self._breakdowns(direction):
+            bc, sc = b0.cats_us or {}, s.cats_us or {}
             lines.append(f"\nWhere the difference of the {direction} mean ({dm:+.1f} us, "
                          f"{self.minus(inp)}) comes from, along the critical path:")
-            for c in sorted(CATEGORIES, key=lambda c: -abs(s.cats_us[c] - b0.cats_us[c])):
-                d = s.cats_us[c] - b0.cats_us[c]
+            for c in order:
+                d = sc[c] - bc[c]
                 share = 100 * d / dm + 0.0 if dm else 0.0  # + 0.0: no "-0.0"
-                lines.append(f"  {CAT_LABEL[c]:<18} {b0.cats_us[c]:9.1f} -> {s.cats_us[c]:9.1f} us"
+                lines.append(f"  {CAT_LABEL[c]:<18} {bc[c]:9.1f} -> {sc[c]:9.1f} us"
                              f"  {d:+9.1f} us  ({share:5.1f}% of the difference)")
-            lines.append(f"  {'total':<18} {sum(b0.cats_us.values()):9.1f} -> "
-                         f"{sum(s.cats_us.values()):9.1f} us  {dm:+9.1f} us")
+            lines.append(f"  {'total':<18} {sum(bc.values()):9.1f} -> "
+                         f"{sum(sc.values()):9.1f} us  {dm:+9.1f} us")
             if b0.stages_us and s.stages_us:
                 lines.append("  op-tracker stages (primary), mean time between events:")
                 for k in _stage_order(b0.stages_us, s.stages_us)[:6]:
@@ -317,23 +330,20 @@ class Comparison:
         return "\n".join(out)
 
     def _explain_markdown(self, direction: str) -> list[str]:
-        sides = self.tables[direction]
-        base, b0 = self.base, sides[0]
+        base = self.base
         out: list[str] = []
-        for inp, s in zip(self.inputs[1:], sides[1:]):
-            if b0.cats_us is None or s.cats_us is None:
-                continue
-            dm = sum(s.cats_us.values()) - sum(b0.cats_us.values())
+        for inp, b0, s, dm, order in self._breakdowns(direction):
+            bc, sc = b0.cats_us or {}, s.cats_us or {}
             out += [f"### {direction}: where {self.minus(inp)} of the mean latency comes from",
                     "", f"Along the critical path ({dm:+.1f} us in all):", "",
                     f"| category | {base.label} (us) | {inp.label} (us) | {self.minus(inp)} (us) "
                     f"| share of {self.minus(inp)} |", "| :--- | ---: | ---: | ---: | ---: |"]
-            for c in sorted(CATEGORIES, key=lambda c: -abs(s.cats_us[c] - b0.cats_us[c])):
-                d = s.cats_us[c] - b0.cats_us[c]
+            for c in order:
+                d = sc[c] - bc[c]
                 share = f"{100 * d / dm + 0.0:.1f} %" if dm else "-"
-                out.append(f"| {CAT_LABEL[c]} | {b0.cats_us[c]:,.1f} | {s.cats_us[c]:,.1f} | "
+                out.append(f"| {CAT_LABEL[c]} | {bc[c]:,.1f} | {sc[c]:,.1f} | "
                            f"{d:+,.1f} | {share} |")
-            out += [f"| total | {sum(b0.cats_us.values()):,.1f} | {sum(s.cats_us.values()):,.1f} | "
+            out += [f"| total | {sum(bc.values()):,.1f} | {sum(sc.values()):,.1f} | "
                     f"{dm:+,.1f} | {'100.0 %' if dm else '-'} |", ""]
             if b0.stages_us and s.stages_us:
                 out += ["Op-tracker stages at the primary, mean time between events:", "",
