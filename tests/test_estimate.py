@@ -71,3 +71,15 @@ def test_validate_prints_the_estimate_and_warns_of_a_long_run(run_cli, monkeypat
     r = run_cli("validate", str(QS), "--set", "run.ios=1000000")
     assert r.exit_code == 0
     assert "warning: the run would take about 2.8 h of wall time" in r.stderr
+
+
+def test_a_cluster_slow_to_build_gets_one_pilot(monkeypatch):
+    """A pilot whose cluster took long to build (thousands of OSDs) is not run twice: its
+    loop, fill included, is the per-I/O cost (150 I/Os in 0.2 s: 20,200 I/Os in ~26.9 s),
+    and the estimate says it is rougher."""
+    seen = _fake_pilot(monkeypatch, 0.05, 0.001, 10**5)
+    monkeypatch.setattr(est, "SLOW_SETUP_S", -1.0)  # every build counts as slow
+    sc = load_scenario(QS, ["run.ios=20000", "run.ramp_ios=200"])
+    e = est.estimate(sc, QS)
+    assert [p.run.ios for p in seen] == [150] and e.rough and e.pilot_ios == 150
+    assert abs(e.wall_s - 0.2 / 150 * 20200) < 0.05

@@ -18,6 +18,9 @@ PILOT_IOS = 150
 #: smaller, so validate stays quick; its estimate is then rougher and says so)
 PILOT_INFLIGHT = 512
 PILOT_JOBS = 32
+#: a pilot whose cluster took longer than this to build is not run a second time (the
+#: estimate counts the fill then, and says it is rougher)
+SLOW_SETUP_S = 2.0
 #: a wall time over this gets a warning at validate
 LONG_RUN_S = 3600.0
 
@@ -58,18 +61,24 @@ def estimate(scenario: Scenario, path: str | Path | None = None) -> Estimate:
             "workload": w.model_copy(update={"iodepth": depth, "numjobs": jobs})})
         t0 = time.perf_counter()
         runs.append((run_scenario(pilot, scenario_path=path), time.perf_counter() - t0))
-    (short, _), (res, took) = runs
+        if runs[0][1] - runs[0][0].wall_s > SLOW_SETUP_S:  # a huge cluster: one pilot will do
+            break
+    res, took = runs[-1]
     setup = max(0.0, took - res.wall_s)
-    steady = (res.wall_s - short.wall_s) / n
-    per_io = steady if steady > 0 else res.wall_s / (2 * n)  # timer noise on tiny pilots
+    if len(runs) == 1:
+        per_io, rough = res.wall_s / n, True
+    else:
+        steady = (res.wall_s - runs[0][0].wall_s) / n
+        per_io = steady if steady > 0 else res.wall_s / (2 * n)  # timer noise on tiny pilots
+        rough = jobs * depth < inflight
     per_sim_ns = res.wall_s / max(1, res.sim_end_ns)
     loop = []
     if total is not None:
         loop.append(per_io * total + per_sim_ns * run.ramp_time)
     if run.runtime is not None:
         loop.append(per_sim_ns * (run.runtime + run.ramp_time) + per_io * run.ramp_ios)
-    return Estimate(memory_estimate(scenario), setup + min(loop), 2 * n, res.wall_s, jobs * depth,
-                    rough=jobs * depth < inflight)
+    return Estimate(memory_estimate(scenario), setup + min(loop), len(runs) * n, res.wall_s,
+                    jobs * depth, rough=rough)
 
 
 def format_wall(seconds: float) -> str:
