@@ -1,5 +1,5 @@
 """What a run will cost before it starts: memory from the measured per-I/O figures, wall
-time from a short pilot of the same scenario on this machine."""
+time from two short pilots of the same scenario on this machine."""
 
 from __future__ import annotations
 
@@ -29,8 +29,7 @@ LONG_RUN_S = 3600.0
 class Estimate:
     memory_bytes: int  #: what the run holds at its peak (I/Os in flight, records)
     wall_s: float  #: its wall time on this machine
-    pilot_ios: int  #: the pilot's measured I/Os
-    pilot_wall_s: float  #: the pilot's event loop (its setup is counted once in wall_s)
+    pilot_ios: int  #: the longer pilot's I/Os
     pilot_inflight: int  #: the I/Os in flight in the pilot (the run's, or fewer: PILOT_INFLIGHT)
     rough: bool = False  #: the pilot ran shallower than the run: a rougher estimate
 
@@ -45,7 +44,6 @@ def estimate(scenario: Scenario, path: str | Path | None = None) -> Estimate:
     run, w = scenario.run, scenario.workload
     inflight = w.iodepth * w.numjobs
     total = None if run.ios is None else run.ios + run.ramp_ios
-    # past the fill, where a deep queue's per-I/O work settles
     jobs = min(w.numjobs, PILOT_JOBS)
     depth = max(1, min(w.iodepth, PILOT_INFLIGHT // jobs))
     # two pilots, of n and 2n I/Os: the difference of their loops is the cost of n I/Os past
@@ -77,8 +75,8 @@ def estimate(scenario: Scenario, path: str | Path | None = None) -> Estimate:
         loop.append(per_io * total + per_sim_ns * run.ramp_time)
     if run.runtime is not None:
         loop.append(per_sim_ns * (run.runtime + run.ramp_time) + per_io * run.ramp_ios)
-    return Estimate(memory_estimate(scenario), setup + min(loop), len(runs) * n, res.wall_s,
-                    jobs * depth, rough=rough)
+    return Estimate(memory_estimate(scenario), setup + min(loop), len(runs) * n, jobs * depth,
+                    rough=rough)
 
 
 def format_wall(seconds: float) -> str:
