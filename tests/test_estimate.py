@@ -17,7 +17,7 @@ def _fake_pilot(monkeypatch, fill_s: float, per_io_s: float, sim_ns_per_io: int)
     """Pilots whose loop costs ``fill_s`` plus ``per_io_s`` per I/O."""
     seen = []
 
-    def run(scenario, scenario_path=None):
+    def run(scenario, scenario_path=None, resolved=None):
         seen.append(scenario)
         n = scenario.run.ios
         return SimpleNamespace(wall_s=fill_s + per_io_s * n, sim_end_ns=sim_ns_per_io * n)

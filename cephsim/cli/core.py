@@ -216,7 +216,8 @@ def init(source: Annotated[Path, typer.Option("--from", help="Directory of colle
         if built.questions and (ask or (tty and not yes)):
             typer.echo(f"cephsim init: {len(built.questions)} things the files do not say "
                        "(Enter takes the [default])", err=True)
-            built = interview(got, _read_answer, lambda s: typer.echo(f"  {s}", err=True))
+            built = interview(got, _read_answer, lambda s: typer.echo(f"  {s}", err=True),
+                              built)
         for line in built.guesses:
             typer.echo(f"cephsim init: ASSUMED {line}", err=True)
         if not yes and not ask and built.guesses and tty:

@@ -111,8 +111,6 @@ def register(app: typer.Typer) -> None:
             plot_suffix(plot)
             _check_scheduler(executor, scheduler)
             check_outputs({"--output": output, "--plot": plot}, [scenario])
-            if fio_dir is not None and not fio_dir.strip():  # Path("") would be "."
-                raise CephsimError.single("--fio-dir: an empty name; give a directory")
             res = run_sweep(scenario, set_ or [], seeds=seeds, seed=seed, jobs=jobs,
                             executor=executor.value, scheduler=scheduler, quiet=quiet,
                             fio_dir=fio_dir, others=[p for p in (output, plot) if p])

@@ -146,9 +146,9 @@ def check_output_tree(root: str | Path, files: Sequence[str | Path], option: str
     file's place taken by something other than a regular file, no folder to create
     things in, or a file that is one of ``others`` (the inputs and the other outputs).
     ``files`` are relative to ``root``."""
-    root = Path(root)
-    if str(root) == "":
+    if not str(root).strip():  # before Path(): Path("") is "."
         raise CephsimError.single(f"{option}: an empty name; give a directory")
+    root = Path(root)
     if root.exists() and not root.is_dir():
         raise CephsimError.single(f"{option} {root}: is not a directory")
     base = root

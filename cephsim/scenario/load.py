@@ -108,7 +108,7 @@ def catalog_copy(kind: str, entry_id: str, origin: str, where: str) -> Commented
     from cephsim.catalog.load import raw_entry
 
     raw = raw_entry(kind, entry_id)
-    if not isinstance(raw, dict) or entry_id.startswith("_"):
+    if not isinstance(raw, dict):
         raise CephsimError.single(f"{where}: no {_ONE[kind]} {entry_id!r} in the catalog to change "
                                   f"(see `cephsim catalog {kind}`)", file=origin)
     out = CommentedMap(copy.deepcopy(raw))
@@ -198,12 +198,8 @@ def _expand_bases(data: Any, origin: str,
     from cephsim.catalog.load import merge_entry, raw_entry
 
     def refuse(where: str, msg: str) -> CephsimError:
-        loc = tuple(int(x) if x.isdigit() else x for x in where.split("."))
-        by = _override_origin(loc, overridden or {}, data)
-        if by:  # a --set brought it: name that, not the file's line
-            return CephsimError.single(f"{where}: {msg}", file=by)
-        line, col = _position(data, loc)
-        return CephsimError.single(f"{where}: {msg}", file=origin, line=line, column=col)
+        file, line, col = _place(where, data, origin, overridden or {})
+        return CephsimError.single(f"{where}: {msg}", file=file, line=line, column=col)
 
     for path, key, parent in _catalog_nodes(data):
         node = parent.get(key)
@@ -214,7 +210,7 @@ def _expand_bases(data: Any, origin: str,
             raise refuse(f"{path}.{key}.base", "base must be a catalog id (text), e.g. "
                          f"`base: {_EXAMPLE[kind]}`")
         raw = raw_entry(kind, base)
-        if raw is None or base.startswith("_"):
+        if raw is None:  # (the catalog keeps no '_' ids: those are YAML anchors)
             raise refuse(f"{path}.{key}.base", f"no {_ONE[kind]} {base!r} in the catalog to "
                          f"start from (see `cephsim catalog {kind}`)")
         if "sources" in node and not isinstance(node["sources"], dict):
@@ -252,14 +248,20 @@ def locate(err: CephsimError, path: str | Path, overrides: Sequence[str] | None 
             continue
     for p in err.problems:
         if p.file is None and p.path:
-            loc = tuple(int(x) if x.isdigit() else x for x in p.path.split("."))
-            origin = _override_origin(loc, overridden, data)
-            if origin:
-                p.file = origin
-            else:
-                p.file = str(path)
-                p.line, p.column = _position(data, loc)
+            p.file, p.line, p.column = _place(p.path, data, str(path), overridden)
     return err
+
+
+def _place(where: str, data: Any, origin: str,
+           overridden: dict[tuple[str, ...], str]) -> tuple[str, int | None, int | None]:
+    """Where the value at dotted path ``where`` came from: the --set that brought it (no
+    line), or the file ``origin`` with its line and column."""
+    loc = tuple(int(x) if x.isdigit() else x for x in where.split("."))
+    by = _override_origin(loc, overridden, data)
+    if by:
+        return by, None, None
+    line, col = _position(data, loc)
+    return origin, line, col
 
 
 def load_resolved(path: str | Path, overrides: Sequence[str] | None = None):  # noqa: ANN201

@@ -514,19 +514,21 @@ class _FioFile:
 
 
 def _read_fio(path: str | Path) -> _FioFile:
-    from cephsim.formats.readers.detect import read_any
+    from cephsim.formats.readers.common import read_text
+    from cephsim.formats.readers.detect import read_text_any
     from cephsim.formats.readers.model import FioMeasurement
 
-    m = read_any(path)
+    text = read_text(path)  # read once: for fio's jobs and for a cephsim object beside them
+    m = read_text_any(str(path), text)
     if not isinstance(m, FioMeasurement) or not m.jobs:
         raise CephsimError.single(f"not a fio result (read as {getattr(m, 'format', '?')})",
                                   file=str(path))
     ceph = None
     try:  # a cephsim result carries its seed and breakdown beside fio's jobs
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        doc = json.loads(text)
         if isinstance(doc, dict) and isinstance(doc.get("cephsim"), dict):
             ceph = doc["cephsim"]
-    except (ValueError, OSError, UnicodeDecodeError):
+    except ValueError:  # fio's text output, or JSON with a banner before it
         pass
     return _FioFile(str(path), m.jobs[0], m.fio_version, ceph)
 

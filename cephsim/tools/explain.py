@@ -272,9 +272,9 @@ def _shared_spans_per_osd(spans: list, shared: dict[str, str],
         return spans
     osd_on: dict[str, str] = {}
     for sp in spans:
-        head = osd_of(sp[0])
-        if sp[0] not in shared and head is not None:
-            osd_on.setdefault(osd_host.get(osd_id(sp[0]), ""), head)
+        i = osd_id(sp[0])
+        if sp[0] not in shared and i is not None:
+            osd_on.setdefault(osd_host.get(i, ""), f"osd{i}")
     out = []
     for sp in spans:
         role = shared.get(sp[0])

@@ -24,8 +24,8 @@ _MODEL_OSD = re.compile(r"osd(\d+)")
 def osd_of(resource: str) -> str | None:
     """The model's name of the OSD that owns ``resource`` (``osd6`` for ``osd6.msgr0``), or
     None for a client's thread, the network and waits."""
-    m = _OSD_PART.match(resource)
-    return f"osd{m.group(1)}" if m else None
+    i = osd_id(resource)
+    return None if i is None else f"osd{i}"
 
 
 def osd_id(resource: str) -> int | None:

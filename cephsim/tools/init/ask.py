@@ -47,13 +47,15 @@ def ask_missing(questions: list[Question], ask: Ask, say: Say = lambda s: None) 
     return _ask_all(questions, ask, say)[0]
 
 
-def interview(got: Collected, ask: Ask, say: Say = lambda s: None) -> Built:
-    """The scenario built with the answers to what the files do not say.  An answer can
-    raise a question of its own (another pool picked may be erasure-coded, with a profile to
-    ask for): those are asked in turn, each key once."""
+def interview(got: Collected, ask: Ask, say: Say = lambda s: None,
+              built: Built | None = None) -> Built:
+    """The scenario built with the answers to what the files do not say (``built``: the one
+    built without answers, if the caller has it).  An answer can raise a question of its
+    own (another pool picked may be erasure-coded, with a profile to ask for): those are
+    asked in turn, each key once."""
     answers: dict[str, Any] = {}
     asked: set[str] = set()
-    built = build(got)
+    built = build(got) if built is None else built
     while True:
         new = [q for q in built.questions if q.key not in asked]
         if not new:
