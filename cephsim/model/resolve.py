@@ -18,6 +18,7 @@ from typing import Any
 from cephsim.catalog.load import load_catalog
 from cephsim.catalog.models import CPUModel, CState, DiskModel, NICModel, SwitchModel
 from cephsim.errors import CephsimError
+from cephsim.model.build import BuildEffect, build_effect
 from cephsim.model.debuglog import levels as debug_levels
 from cephsim.model.debuglog import lines_per_stage
 from cephsim.model.loss import (
@@ -187,6 +188,9 @@ class CephConfig:
     write_mode: str  #: "direct" or "deferred" for the workload's block size
     costs: ReleaseCosts
     tails: bool
+    #: how the binaries were built and what it does to RocksDB's work (None: not resolved
+    #: from a scenario, e.g. a hand-built config in a test)
+    build: BuildEffect | None = None
     wal_log_sync: bool = False  #: each WAL fsync also writes and flushes BlueFS's log
     commit_finisher: bool = False  #: commit callbacks run on BlueStore's finisher thread
     read_cache_hit: float = 0.0  #: probability that a read is served from the primary's buffer cache
@@ -583,7 +587,8 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
     profile = profile_path(scenario, scenario_path)
     if profile is not None and not profile.exists():  # the scenario's (or a --set's) slip
         raise CephsimError.single(f"no such profile file {profile}", path="ceph.profile")
-    costs = release_costs(ceph.release, profile, ceph.software or None)
+    build = build_effect(ceph.build, ceph.release, ceph.version)
+    costs = release_costs(ceph.release, profile, ceph.software or None, build.scaled)
     _check_cpu_speed(scenario, hosts, costs)
     _check_memory(scenario)
     dlevels = debug_levels(ceph.release, ceph.debug_logging == "off", ceph.debug)
@@ -594,7 +599,7 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
         librbd_threads=ceph.librbd_threads or LIBRBD_THREADS.get(ceph.release, 2),
         write_mode=write_mode(ceph.release, media, scenario.workload.bs, ceph.version,
                               scenario.workload.image_state),
-        costs=costs, tails=ceph.tails,
+        costs=costs, tails=ceph.tails, build=build,
         wal_log_sync=(ceph.release not in WAL_RECYCLED | WAL_ENVELOPE)
         if ceph.wal_log_sync is None else ceph.wal_log_sync,
         commit_finisher=ceph.release in COMMIT_FINISHER,

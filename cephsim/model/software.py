@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any, Iterable, Literal
+from typing import Annotated, Any, Callable, Iterable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ruamel.yaml import YAML
@@ -112,8 +112,11 @@ def software_table() -> SoftwareFile:
 
 
 def release_costs(release: str, profile_path: Path | None = None,
-                  overrides: dict[str, float] | None = None) -> ReleaseCosts:
-    """The costs for a release, with a profile file and per-stage overrides applied."""
+                  overrides: dict[str, float] | None = None,
+                  build: Callable[[str, float], float] | None = None) -> ReleaseCosts:
+    """The costs for a release, with a profile file, the build's effect on each stage
+    (``build(stage, kcycles)``, :mod:`cephsim.model.build`) and per-stage overrides applied
+    in that order: an override is the stage's cost as given, whatever the build."""
     table = software_table()
     base = table.releases[release]
     update: dict[str, Any] = {}
@@ -135,6 +138,11 @@ def release_costs(release: str, profile_path: Path | None = None,
                 update[field] = v
         if prof.kcycles:
             update["kcycles"] = {**base.kcycles, **prof.kcycles}
+    if build is not None:
+        kc0 = update.get("kcycles", base.kcycles)
+        kc1 = {k: build(k, v) for k, v in kc0.items()}
+        if kc1 != kc0:
+            update["kcycles"] = kc1
     if overrides:
         _check_stages(overrides, path="ceph.software")
         # overrides are absolute (already scaled) kilocycles: express them pre-scale

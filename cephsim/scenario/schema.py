@@ -597,6 +597,14 @@ class Ceph(_M):
     version: str | None = Field(None, pattern=r"^\d+\.\d+\.\d+$", description=
             "Point release, e.g. '14.2.2'; matters where a default changed inside a release "
             "(min_alloc_size_ssd 16 KiB before 14.2.8).")
+    build: Literal["upstream-deb", "distro", "rpm", "container", "source", "unknown"] = Field(
+        "unknown", description="How the Ceph binaries were built: 'upstream-deb' (the project's "
+        "Debian/Ubuntu packages: their bundled RocksDB was compiled without optimisation until "
+        "16.2.15, 17.2.8 and 18.2.4, which multiplies RocksDB's work in the commit and metadata "
+        "path), 'distro' (the distribution's own packages), 'rpm', 'container' (cephadm, Rook: "
+        "upstream images), 'source', or 'unknown' (the default: where an upstream .deb could have "
+        "had the defect, the model takes the geometric middle of the two builds and the report "
+        "says so). `ceph versions` and the hosts' package manager tell which.")
     debug_logging: Literal["default", "off"] = Field("default", description=
             "'default': the release's debug levels (from Nautilus no success-path line is "
             "gathered; Luminous and Mimic gather the messenger's up to level 5, and their OSDs do "

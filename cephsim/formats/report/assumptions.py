@@ -269,6 +269,9 @@ def _costs(sc: Scenario, r: Resolved, given: _Given) -> dict[str, Any]:
                              "the release's built-in costs"),
             "profile_release": c.profile_release,
             "stage_overrides": _item(given, "ceph.software", dict(sc.ceph.software)),
+            "build": _item(given, "ceph.build", sc.ceph.build,
+                           note=r.ceph.build.why if r.ceph.build else None),
+            "rocksdb_factor": r.ceph.build.factor if r.ceph.build else 1.0,
             "scale": c.scale, "scale_sd": c.scale_sd, "scale_from": scale_from,
             "fitted_for_release": fitted, "fitted_on": fitted_on, "basis": c.basis}
 
@@ -296,7 +299,7 @@ def assumptions(sc: Scenario, r: Resolved, overrides: Sequence[str] = ()) -> dic
 
 def _settings(a: dict[str, Any]) -> Iterator[dict[str, Any]]:
     c = a["costs"]
-    yield from (c["release"], c["profile"], c["stage_overrides"])
+    yield from (c["release"], c["profile"], c["stage_overrides"], c["build"])
     for g in a["host_groups"]:
         yield from g["settings"]
     yield from a["network"]["settings"]
@@ -405,7 +408,7 @@ def header_lines(a: dict[str, Any], clocks: dict[str, float | None] | None = Non
     lines += _wrap("  Ceph's CPU costs:", costs_text(c).split(", "), width, "    ")
     # per-stage overrides are named only when given (none is the rule, not an assumption)
     lines += _given_assumed([c["release"], c["profile"]] + [c["stage_overrides"]] * bool(
-        c["stage_overrides"]["given"]), "", width, "    ")
+        c["stage_overrides"]["given"]) + [c["build"]], "", width, "    ")
     # groups alike in all of this (storage hosts split by site, say) are shown once
     alike: dict[str, list[dict[str, Any]]] = {}
     for g in a["host_groups"]:
@@ -474,7 +477,7 @@ def rows(a: dict[str, Any]) -> dict[str, tuple[str, Any, bool]]:
     c = a["costs"]
     out: dict[str, tuple[str, Any, bool]] = {"Ceph's CPU costs": (costs_text(c), costs_text(c),
                                                                   True)}
-    for s in (c["release"], c["profile"], c["stage_overrides"]):
+    for s in (c["release"], c["profile"], c["stage_overrides"], c["build"]):
         out[s["field"]] = (_cell(s), s["value"], True)
 
     def power(label: str, g: dict[str, Any], prefix: str) -> None:
