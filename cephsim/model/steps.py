@@ -105,6 +105,7 @@ EC_SUBREAD_REPLY_SEND: Final = 97
 NET_EC_SUBREAD_REPLY: Final = 98
 EC_SUBREAD_REPLY_RECV: Final = 99
 EC_SUBREAD_REPLY: Final = 100
+EC_ROLLFORWARD: Final = 101
 
 STEPS: Final[dict[int, Label]] = {
     UNLABELLED: Label("osd", "", "", ""),
@@ -276,4 +277,10 @@ STEPS: Final[dict[int, Label]] = {
                                  "chunk", "OSD::ms_fast_dispatch"),
     EC_SUBREAD_REPLY: Label("primary", "op shard", "handles the chunk (handle_sub_read_reply)",
                             "ECBackend::handle_sub_read_reply"),
+    EC_ROLLFORWARD: Label("primary", "op shard", "the write has committed everywhere and "
+                          "nothing waits behind it: an empty transaction to every shard rolls "
+                          "them forward (drops the rollback copy)", "ECBackend::try_finish_rmw"),
 }
+
+#: steps that run after an op has completed, on no op's path: a traced op never shows them
+BACKGROUND: Final[frozenset[int]] = frozenset({EC_ROLLFORWARD})

@@ -44,6 +44,7 @@ from cephsim.model.steps import (
     EC_DO_OP,
     EC_DO_READ,
     EC_ENCODE,
+    EC_ROLLFORWARD,
     EC_SUBREAD,
     EC_SUBREAD_IO_SUBMIT,
     EC_SUBREAD_RECV,
@@ -126,6 +127,10 @@ REPLY_BYTES = 250
 #: an EC sub-read request (MOSDECSubOpRead: the shard's extents to read); a sub-write
 #: (MOSDECSubOpWrite: the shard's transaction and log entry) is REPOP_HDR plus its chunk
 EC_READ_HDR = 300
+#: RocksDB keys an EC shard's rollback copy adds, in units of a write's ~6 (onode, extent
+#: shard, PG log entry, PG info, two freelist merges): the generation object's onode, its
+#: extent shard and the shared blob the clone_range makes (an estimate from the code)
+EC_ROLLBACK_KEYS = 0.5
 
 # BlueStore throttles: option defaults in src/common/options/global.yaml.in (all releases)
 THROTTLE_BYTES = 64 * 1024**2            #: bluestore_throttle_bytes
@@ -228,14 +233,16 @@ class KvTxc:
     queued, its op's accumulator, the waiter its commit wakes, the data it carries in
     the WAL (deferred writes) and what it holds of the kv throttle."""
 
-    __slots__ = ("acc", "cost", "enqueued", "nbytes", "wait")
+    __slots__ = ("acc", "cost", "enqueued", "keys", "nbytes", "wait")
 
-    def __init__(self, enqueued: int, acc: Any, wait: Any, nbytes: int, cost: int) -> None:
+    def __init__(self, enqueued: int, acc: Any, wait: Any, nbytes: int, cost: int,
+                 keys: float = 0.0) -> None:
         self.enqueued = enqueued
         self.acc = acc
         self.wait = wait
         self.nbytes = nbytes
         self.cost = cost
+        self.keys = keys  #: RocksDB keys beyond a write's, in units of a write's (EC rollback)
 
 
 class Op:
@@ -299,6 +306,12 @@ class Protocol:
         if self.ec is not None:  # the plugin's encoding work: per stripe and per KiB x parity
             per_kib = self.cost[f"ec.{self.ec.plugin}_per_kib"]
             self.ec_encode = (self.cost["ec.encode_call"], per_kib * self.ec.m)
+        #: an EC overwrite keeps what it overwrites until the entry is rolled forward
+        #: (ECTransaction::generate_transactions); a fresh image's writes append, keeping none
+        self.ec_rollback = self.ec is not None and r.scenario.workload.image_state == "written"
+        #: per PG: EC writes in its pipeline, and whether a roll-forward rides on the next
+        self.ec_pipeline: dict[int, int] = {}
+        self.ec_trim_pending: dict[int, bool] = {}
         self.deferred = r.ceph.write_mode == "deferred"
         self.wal_log_sync = r.ceph.wal_log_sync
         self.notify_all = costs.notify_all_on_enqueue
@@ -589,7 +602,8 @@ class Protocol:
         return t
 
     def replicate(self, op: Op, prim: OSD, rep: OSD, i: int, acc: list[int],
-                  join: Join, data: int | None = None) -> Generator[Any, Any, None]:
+                  join: Join, data: int | None = None, extra: float = 0.0,
+                  keys: float = 0.0) -> Generator[Any, Any, None]:
         """Branch: MOSDRepOp to one replica (or an EC pool's MOSDECSubOpWrite to one shard,
         carrying ``data`` bytes), its commit, the reply back at the primary."""
         k = self.k
@@ -608,7 +622,8 @@ class Protocol:
         t = th.run(t_lock, self.kc("osd.do_repop"), acc, step=EC_SUBWRITE if ec else DO_REPOP)
         if self.meta is not None:  # queue_transactions -> _write -> get_onode, fault_range
             t = yield from self._metadata(op, rep, th, t, acc, True)
-        t = yield from self.bluestore_commit(op, rep, th, t, acc, nbytes=data)
+        t = yield from self.bluestore_commit(op, rep, th, t, acc, nbytes=data, extra=extra,
+                                             keys=keys)
         # repop_commit in the shard's first thread (Luminous, Mimic: BlueStore's finisher,
         # under the PG lock), reply via the msgr-worker
         t = rep.commit_thread(op.pg).run(t, self.kc("osd.repop_commit"), acc,
@@ -625,13 +640,15 @@ class Protocol:
         join.arrive(t, acc)
 
     def local_commit(self, op: Op, osd: OSD, th: Thread, acc: list[int],
-                     join: Join, data: int | None = None) -> Generator[Any, Any, None]:
+                     join: Join, data: int | None = None, extra: float = 0.0,
+                     keys: float = 0.0) -> Generator[Any, Any, None]:
         """Branch: the primary's own BlueStore transaction (an EC pool: its own shard's,
         ``data`` bytes), then its commit callback."""
         t = self.k.now
         if data is not None and self.meta is not None:  # an EC primary's own sub-write
             t = yield from self._metadata(op, osd, th, t, acc, True)
-        t = yield from self.bluestore_commit(op, osd, th, t, acc, handoff=False, nbytes=data)
+        t = yield from self.bluestore_commit(op, osd, th, t, acc, handoff=False, nbytes=data,
+                                             extra=extra, keys=keys)
         t = osd.commit_thread(op.pg).run(t, self.kc("osd.commit_cb"), acc, step=COMMIT_CB)
         osd.hold_pg(op.pg, t)
         op.ev[E_OPCOMMIT] = t
@@ -639,11 +656,13 @@ class Protocol:
 
     # ------------------------------------------------------------ BlueStore
     def bluestore_commit(self, op: Op, osd: OSD, th: Thread, t: int, acc: list[int],
-                         handoff: bool = False,
-                         nbytes: int | None = None) -> Generator[Any, Any, int]:
+                         handoff: bool = False, nbytes: int | None = None,
+                         extra: float = 0.0, keys: float = 0.0) -> Generator[Any, Any, int]:
         """queue_transactions -> (data aio) -> kv_sync batch -> kv_final. Returns commit time.
         ``nbytes``: the data the transaction writes (default the op's; an EC shard's chunk,
-        or 0 for a shard that only records the log entry)."""
+        or 0 for a shard that only records the log entry); ``extra``: kilocycles of work
+        the transaction adds (an EC shard's rollback copy) and ``keys`` the RocksDB keys it
+        adds, in units of a write's."""
         k = self.k
         nbytes = op.nbytes if nbytes is None else nbytes
         cost = nbytes + self.cost_per_io
@@ -660,8 +679,10 @@ class Protocol:
         osd.throttle_kv += cost
         if deferred:
             osd.throttle_deferred += cost
-        t = th.run(t, self.kc("osd.bluestore_submit") + self.kc("kernel.io_submit"), acc,
-                   handoff=handoff, step=BLUESTORE_SUBMIT)
+        work = self.kc("osd.bluestore_submit") + self.kc("kernel.io_submit")
+        if extra:
+            work += extra * self.jitter.draw()
+        t = th.run(t, work, acc, handoff=handoff, step=BLUESTORE_SUBMIT)
         osd.hold_pg(op.pg, t)  # PG lock held until here
         if k.must_yield(t):
             yield t
@@ -676,7 +697,7 @@ class Protocol:
             if k.must_yield(t):
                 yield t
         wait = Join(k, 1)
-        osd.kv_pending.append(KvTxc(t, acc, wait, nbytes, cost))
+        osd.kv_pending.append(KvTxc(t, acc, wait, nbytes, cost, keys))
         if not osd.kv_running:
             osd.kv_running = True
             self.k.spawn(self.kv_sync_loop(osd), t)
@@ -709,6 +730,8 @@ class Protocol:
             # part of a cycle that grows with the batch, so at high load the single
             # kv_sync thread, not the cores, can be what an OSD's write rate runs into.
             apply = self.cost["osd.kv_apply"] * len(batch)
+            if self.ec is not None:  # the rollback copies' keys
+                apply += self.cost["osd.kv_apply"] * sum(b.keys for b in batch)
             if not self.deferred or (osd.kv_need_flush and separate):
                 osd.kv_need_flush = False
                 t = kv.run(start, self.kc("osd.kv_sync") * 0.5, cyc, step=KV_TAKE_FLUSH)
@@ -877,6 +900,12 @@ class Protocol:
             t = yield from self._metadata(op, osd, th, t, acc, True, attrs_only=True)
         ev[E_WAITSUB] = t
         reads, writes, encoded = ec_plan(self.ec, self.blocks_per_object, op.block, op.nbytes, True)
+        pg = op.pg
+        self.ec_pipeline[pg] = self.ec_pipeline.get(pg, 0) + 1
+        # what a shard's transaction keeps for rollback (with data: touch + clone_range),
+        # and the previous entry's copy it trims when no roll-forward of its own came
+        clone = self.cost["osd.ec_rollback"] if self.ec_rollback else 0.0
+        trim = clone if self.ec_trim_pending.pop(pg, False) else 0.0
         if reads:
             osd.hold_pg(op.pg, t)  # the op waits for its reads without the PG lock
             t, th = yield from self._ec_reads(op, osd, reads, t)  # acc (op.acc) updated
@@ -887,13 +916,50 @@ class Protocol:
         branches = Join(k, len(writes))
         for idx, nbytes in writes:
             rid = shards[idx]
+            extra = (clone if nbytes else 0.0) + trim
+            keys = extra / clone * EC_ROLLBACK_KEYS if extra else 0.0
             if rid == osd.id:
-                k.spawn(self.local_commit(op, osd, th, _fork(acc), branches, nbytes), t)
+                k.spawn(self.local_commit(op, osd, th, _fork(acc), branches, nbytes, extra,
+                                          keys), t)
             else:
                 k.spawn(self.replicate(op, osd, self.c.osds[rid], idx, _fork(acc), branches,
-                                       nbytes), t)
+                                       nbytes, extra, keys), t)
         yield branches
-        return self._reply_committed(op, worker, branches)
+        t = self._reply_committed(op, worker, branches)
+        left = self.ec_pipeline[pg] - 1
+        self.ec_pipeline[pg] = left
+        if self.ec_rollback:
+            if left == 0:  # nothing behind it in the PG's pipeline: roll forward now
+                k.spawn(self._ec_rollforward(op, osd, [i for i, _ in writes]), branches.t)
+            else:  # the next write's transactions carry it
+                self.ec_trim_pending[pg] = True
+        return t
+
+    def _ec_rollforward(self, op: Op, osd: OSD, shard_idx: list[int]) -> Generator[Any, Any, None]:
+        """ECBackend::try_finish_rmw: a write that has committed everywhere with nothing
+        waiting in its PG's pipeline is followed by an empty op to every shard it wrote,
+        whose transaction rolls the entry forward and drops the rollback copy
+        (trim_rollback_object).  Off the client's path, but its sub-writes take the shards'
+        threads, kv_sync cycles and devices like a write's."""
+        k = self.k
+        nop = Op(op.job, True, 0, op.pg, k.now, op.seq, op.block)
+        acc = nop.acc
+        th, t_lock = self._shard(osd, op.pg, k.now, acc)
+        t = th.run(t_lock, self.kc("osd.ec_rollforward"), acc, step=EC_ROLLFORWARD)
+        if k.must_yield(t):
+            yield t
+        trim = self.cost["osd.ec_rollback"]
+        join = Join(k, len(shard_idx))
+        shards = self.c.acting[op.pg]
+        for idx in shard_idx:
+            rid = shards[idx]
+            if rid == osd.id:
+                k.spawn(self.local_commit(nop, osd, th, _fork(acc), join, 0, trim,
+                                          EC_ROLLBACK_KEYS), t)
+            else:
+                k.spawn(self.replicate(nop, osd, self.c.osds[rid], idx, _fork(acc), join, 0,
+                                       trim, EC_ROLLBACK_KEYS), t)
+        yield join
 
     def ec_read(self, op: Op, osd: OSD, t: int) -> Generator[Any, Any, int]:
         """An EC pool's primary serves a read from the shards that hold it (all k data
