@@ -52,7 +52,7 @@ def test_the_story_of_a_replicated_write(median) -> None:
 
 def test_ablation_rows_are_real_simulations(median) -> None:
     rows = {r["variant"]: r for r in median.ablation}
-    assert len(rows) == 6
+    assert len(rows) == 7
     assert all("mean_us" in r for r in rows.values()), rows
     base = median.baseline_mean_us
     assert rows["pool size 2"]["mean_us"] < base  # one replica fewer to wait for
