@@ -513,6 +513,8 @@
     $("showing").textContent = cur === 0 ? "the scenario as it is" :
       run.variant + " (--set " + run.set.join(" --set ") + ")";
     $("story").textContent = op.story;
+    $("op-word").textContent = !op.is_write ? "read" : op.erasure ? "erasure-coded write" :
+      op.pool_size > 1 ? "replicated write" : "write";
   }
 
   function drawAll() {
