@@ -106,6 +106,26 @@ def test_explain_html_cli_writes_one_file(tmp_path) -> None:
     assert r.exit_code == 2 and "--html" in r.stderr and ".html" in r.stderr
 
 
+def test_run_html_is_the_runs_own_page(tmp_path) -> None:
+    """``run --html``: the report is the run's, unchanged; the page's mean is the report's,
+    its op the run's median, and it has no what-if runs."""
+    out = tmp_path / "run.html"
+    args = ["run", WIDO, "--set", "run.ios=400", "--set", "run.ramp_ios=50", "-f", "json", "-q"]
+    with_page = runner.invoke(app, [*args, "--html", str(out)])
+    plain = runner.invoke(app, args)
+    assert with_page.exit_code == 0 and plain.exit_code == 0, with_page.output
+    doc, ref = json.loads(with_page.stdout), json.loads(plain.stdout)
+    assert doc["jobs"] == ref["jobs"] and doc["cephsim"]["breakdown"] == ref["cephsim"]["breakdown"]
+    data = _embedded(out.read_text("utf-8"))
+    assert data["ablations"] == [] and "median" in data["rank"]
+    assert data["mean_us"] * 1e3 == pytest.approx(doc["jobs"][0]["write"]["lat_ns"]["mean"],
+                                                  abs=1e-3)
+    assert sum(s["dur_ns"] for s in data["steps"]) == data["latency_ns"]
+    assert data["latency"]["n"] == doc["jobs"][0]["write"]["total_ios"]
+    r = runner.invoke(app, ["run", WIDO, "-q", "--html", str(tmp_path / "run.txt")])
+    assert r.exit_code == 2 and "--html" in r.stderr and not (tmp_path / "run.txt").exists()
+
+
 def test_embedded_json_cannot_end_its_script_element() -> None:
     text = embed_json({"what": "</script><!-- x", "nan": float("nan")})
     assert "</" not in text and "<!--" not in text
@@ -175,6 +195,27 @@ def _shown_sum(drv) -> int:
     return drv.execute_script(
         "return [...document.querySelectorAll('#seq .step')]"
         ".reduce((a, e) => a + Number(e.getAttribute('data-dur-ns')), 0)")
+
+
+def test_a_run_page_in_chromium(tmp_path) -> None:
+    """A run's page (no what-if runs) draws without errors and says where the what-ifs are."""
+    from selenium.webdriver.common.by import By
+
+    out = tmp_path / "run.html"
+    r = runner.invoke(app, ["run", WIDO, "--set", "run.ios=300", "--set", "run.ramp_ios=50",
+                            "-q", "--html", str(out)])
+    assert r.exit_code == 0, r.output
+    data = _embedded(out.read_text("utf-8"))
+    drv, profile = _driver(1280)
+    try:
+        drv.get(out.as_uri())
+        assert _severe(drv) == []
+        assert _shown_sum(drv) == data["latency_ns"]
+        assert not drv.find_element(By.CSS_SELECTOR, "fieldset.whatif").is_displayed()
+        assert "cephsim explain SCENARIO --html" in drv.find_element(By.ID, "abl-none").text
+    finally:
+        drv.quit()
+        shutil.rmtree(profile, ignore_errors=True)
 
 
 @pytest.mark.parametrize("width", [1280, 390], ids=["desktop", "phone"])

@@ -404,10 +404,13 @@ def describe(steps: list[Step], roles: dict[str, str], nbytes: int, write_mode: 
 
 def explain(path: str | Path, overrides: Sequence[str] | None = None, which: str = "median",
             seed: int | None = None, ablations: bool = True, jobs: int | None = None,
-            quiet: bool = True, trace_ablations: bool = False) -> Explanation:
+            quiet: bool = True, trace_ablations: bool = False,
+            result: Any = None) -> Explanation:
     """Explain one op of a scenario (``which``: see :func:`pick`).  ``trace_ablations``:
     each ablation is explained too (its own run and traced op, the same ``which``), in
-    ``row["op"]`` as :func:`explanation_data` (the teaching page switches between them)."""
+    ``row["op"]`` as :func:`explanation_data` (the teaching page switches between them).
+    ``result``: the scenario's run (a RunResult of ``path`` and ``overrides``) when the
+    caller has one with per-op records; only the traced run is then simulated."""
     from cephsim.formats.report.assumptions import assumptions
     from cephsim.model.runner import run_scenario
     from cephsim.scenario.load import load_resolved
@@ -421,9 +424,16 @@ def explain(path: str | Path, overrides: Sequence[str] | None = None, which: str
     seed = sc.run.seed if seed is None else seed
     from cephsim.tools.progress import ProgressBar
 
-    with ProgressBar(2, "explain: run, then trace one op", quiet=quiet) as bar:
-        res = run_scenario(sc, scenario_path=path, seed=seed, resolved=r)
-        bar.advance()
+    if result is not None and "acc" not in result.records.arrays():
+        result = None  # run without records: explain needs its own
+    with ProgressBar(2 if result is None else 1, "explain: run, then trace one op",
+                     quiet=quiet) as bar:
+        if result is None:
+            res = run_scenario(sc, scenario_path=path, seed=seed, resolved=r)
+            bar.advance()
+        else:
+            res, seed, r = result, result.seed, result.resolved
+            sc = r.scenario
         a = res.records.arrays()
         mask = a["is_write"] if a["is_write"].any() else ~a["is_write"]
         lat_all = a["complete"] - a["submit"]

@@ -542,8 +542,14 @@
     drawAll();
   }
 
-  drawChoices();
-  drawAblationTable();
+  if (runs.length > 1) {
+    drawChoices();
+    drawAblationTable();
+  } else {  // a run's page: no what-if runs to switch to
+    document.querySelector("fieldset.whatif").hidden = true;
+    $("abl").hidden = true;
+    $("abl-none").hidden = false;
+  }
   drawAll();
   var lastW = window.innerWidth;
   var timer = null;
