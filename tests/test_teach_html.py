@@ -126,6 +126,18 @@ def test_run_html_is_the_runs_own_page(tmp_path) -> None:
     assert r.exit_code == 2 and "--html" in r.stderr and not (tmp_path / "run.txt").exists()
 
 
+def test_a_bad_html_output_is_refused_before_any_run(tmp_path, run_cli) -> None:
+    from conftest import assert_short_error
+
+    same = tmp_path / "same.html"
+    assert_short_error(run_cli("explain", WIDO, "--html", same, "-o", same),
+                       "give each output its own name")
+    assert_short_error(run_cli("explain", WIDO, "--html", tmp_path / "no" / "p.html"),
+                       "--html", "output directory does not exist")
+    assert_short_error(run_cli("run", WIDO, "--html", tmp_path), "--html")
+    assert sorted(tmp_path.iterdir()) == []
+
+
 def test_embedded_json_cannot_end_its_script_element() -> None:
     text = embed_json({"what": "</script><!-- x", "nan": float("nan")})
     assert "</" not in text and "<!--" not in text
