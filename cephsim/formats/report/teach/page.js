@@ -535,11 +535,13 @@
   }
 
   function select(i) {
+    if (!runs[i] || !runs[i].op) return false;  // no such run, or one that could not run
     cur = i;
     document.querySelectorAll("#choices label").forEach(function (l, j) {
       l.classList.toggle("chosen", j === i);
     });
     drawAll();
+    return true;
   }
 
   if (runs.length > 1) {
