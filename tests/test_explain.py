@@ -52,7 +52,7 @@ def test_the_story_of_a_replicated_write(median) -> None:
 
 def test_ablation_rows_are_real_simulations(median) -> None:
     rows = {r["variant"]: r for r in median.ablation}
-    assert len(rows) == 6
+    assert len(rows) == 7
     assert all("mean_us" in r for r in rows.values()), rows
     base = median.baseline_mean_us
     assert rows["pool size 2"]["mean_us"] < base  # one replica fewer to wait for
@@ -402,3 +402,19 @@ def test_a_local_primary_is_reached_over_loopback():
     for which in ("p50", "p90", "p99"):
         _osd_steps_say_their_role(explain(ROOT / "scenarios" / "quickstart.yaml",
                                           ["run.ios=400", "workload.clients=[osd0]"], which=which))
+
+
+def test_the_other_kind_of_pool_is_an_ablation() -> None:
+    """A replicated pool is offered a 2+1 erasure-coded one (as many OSDs as three copies),
+    an erasure-coded pool a replicated one of size 3; both load as real scenarios."""
+    from cephsim.scenario.load import load_resolved
+    from cephsim.tools.explain import ablation_variants
+
+    qs = str(ROOT / "scenarios" / "quickstart.yaml")
+    ec = ["pool={type: erasure, k: 2, m: 1, pg_num: 64}"]
+    for base, title, kind in (([], "erasure-coded pool (k=2, m=1)", "erasure"),
+                              (ec, "replicated pool (size 3)", "replicated")):
+        sc, r = load_resolved(qs, base)
+        ov = dict(ablation_variants(sc, r))[title]
+        sc2, _ = load_resolved(qs, base + ov)
+        assert sc2.pool.type == kind and sc2.pool.size == 3

@@ -105,3 +105,17 @@ def plot_suffix(plot: Path | None, option: str = "--plot") -> None:
     """Refuse, before any work, a figure file matplotlib would not know how to write."""
     if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise CephsimError.single(f"{option} {plot}: the file must end in .png, .svg or .pdf")
+
+
+def html_suffix(path: Path | None, option: str = "--html") -> None:
+    """Refuse, before any work, a page file a browser would not open as HTML."""
+    if path is not None and path.suffix.lower() not in (".html", ".htm"):
+        raise CephsimError.single(f"{option} {path}: the file must end in .html or .htm")
+
+
+def write_page(ex: object, path: Path) -> None:
+    """The teaching page of an explanation (cephsim.tools.explain), written atomically."""
+    from cephsim.formats.report.teach_html import render_page
+    from cephsim.tools.explain import explanation_data
+
+    write_atomic(path, render_page(explanation_data(ex)))  # type: ignore[arg-type]

@@ -24,6 +24,8 @@ from cephsim.cli.common import (
     _Group,
     emit,
     fail,
+    html_suffix,
+    write_page,
 )
 from cephsim.errors import CephsimError
 
@@ -68,6 +70,10 @@ def run(scenario: ScenarioArg, seed: SeedOpt = None, set_: SetOpt = None,
             "--format", "-f", help="Output format: text, json, or json+ (fio's JSON with the "
             "latency bins).")] = RunFormat.text,
         output: OutputOpt = None,
+        html: Annotated[Optional[Path], typer.Option("--html", help=
+            "Also write the run's teaching page: one self-contained HTML file (no network) "
+            "with its median op step by step, where the time went and the latency of "
+            "every op (cephsim explain --html adds the what-if runs).")] = None,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
         ) -> None:
     """Simulate a scenario and print a fio-style report (or fio-compatible JSON)."""
@@ -82,7 +88,9 @@ def run(scenario: ScenarioArg, seed: SeedOpt = None, set_: SetOpt = None,
 
         sc, resolved = load_resolved(scenario, set_)
         profile = profile_path(sc, scenario)  # nor may -o replace the profile it reads
-        check_outputs({"--output": output}, [scenario] + ([profile] if profile else []))
+        html_suffix(html)
+        check_outputs({"--output": output, "--html": html},
+                      [scenario] + ([profile] if profile else []))
         if format is not RunFormat.text:  # a bad SOURCE_DATE_EPOCH stops it before the run
             from cephsim.formats.report.fio_json import source_date_epoch
 
@@ -92,7 +100,13 @@ def run(scenario: ScenarioArg, seed: SeedOpt = None, set_: SetOpt = None,
         with ProgressBar(progress_total(sc), f"simulating {sc.name}", quiet=quiet) as bar:
             res = run_scenario(sc, scenario_path=scenario, seed=seed, resolved=resolved,
                                progress=bar.update)
-        emit(render_run(res, format.value, set_ or []), output)
+        text = render_run(res, format.value, set_ or [])
+        if html is not None:  # the run's median op, traced (one more run, the same seed)
+            from cephsim.tools.explain import explain
+
+            write_page(explain(scenario, set_ or [], seed=seed, ablations=False, quiet=quiet,
+                               result=res), html)
+        emit(text, output)
     except CephsimError as e:
         fail(e)
 

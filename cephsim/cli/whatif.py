@@ -13,7 +13,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from cephsim.cli.common import emit, fail, plot_suffix
+from cephsim.cli.common import emit, fail, html_suffix, plot_suffix, write_page
 from cephsim.errors import CephsimError
 
 
@@ -207,6 +207,12 @@ def register(app: typer.Typer) -> None:
                                 "(.png, .svg or .pdf).")] = None,
                 ablations: Annotated[bool, typer.Option("--ablations/--no-ablations", help=
                         "Run the what-if ablations.")] = True,
+                html: Annotated[Optional[Path], typer.Option("--html", help=
+                        "Also write the teaching page: one self-contained HTML file (no "
+                        "network) with the op's sequence diagram and timeline, where its "
+                        "time went, the run's latency distribution and each ablation's own "
+                        "op to switch to (each ablation is then traced too: two runs "
+                        "each).")] = None,
                 jobs: JobsOpt = None, output: OutOpt = None, quiet: QuietOpt = False) -> None:
         """The life of one simulated write, where its time went, and what each knob is worth."""
         try:
@@ -216,10 +222,13 @@ def register(app: typer.Typer) -> None:
 
             plot_suffix(plot)
             plot_suffix(latency_plot, "--latency-plot")
-            check_outputs({"--output": output, "--plot": plot, "--latency-plot": latency_plot},
-                          [scenario])
+            html_suffix(html)
+            check_outputs({"--output": output, "--plot": plot, "--latency-plot": latency_plot,
+                           "--html": html}, [scenario])
             ex = do(scenario, set_ or [], which=op, seed=seed, ablations=ablations, jobs=jobs,
-                    quiet=quiet)
+                    quiet=quiet, trace_ablations=html is not None)
+            if html is not None:
+                write_page(ex, html)
             if plot is not None:
                 from cephsim.tools.plots import plot_waterfall
 

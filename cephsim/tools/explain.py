@@ -98,6 +98,15 @@ class Explanation:
     latencies_ns: Any = None  #: every measured op's latency (for the CDF plot)
     #: what decides the answer, given or assumed (:mod:`cephsim.formats.report.assumptions`)
     assumptions: dict[str, Any] | None = None
+    roles: dict[str, str] = field(default_factory=dict)  #: OSD (``osd6``) -> its role in the op
+    bs: int = 4096
+    engine: str = "rbd"
+    #: op-tracker intervals at the primary (ns): this op's, and the mean over all measured ops
+    tracker_op: dict[str, int] = field(default_factory=dict)
+    tracker_mean: dict[str, float] = field(default_factory=dict)
+    #: the run's fio-style figures of the explained direction (mean_us, p99_us, ...), as a
+    #: sweep's point reports them (:func:`cephsim.tools.sweep.direction_figures`)
+    figures: dict[str, float] = field(default_factory=dict)
 
 
 # ------------------------------------------------------------------ pick and trace
@@ -341,6 +350,12 @@ def role_for(resource: str, roles: dict[str, str]) -> str:
     return "client" if osd is None else roles.get(osd, "client")
 
 
+def label_fields(nbytes: int, is_write: bool, engine: str) -> dict[str, Any]:
+    """What a label's action leaves to the renderer: ``{kib}``, ``{op}``, ``{call}``."""
+    return {"kib": nbytes // 1024, "op": "write" if is_write else "read",
+            "call": SUBMIT_CALL[engine][not is_write]}
+
+
 def describe(steps: list[Step], roles: dict[str, str], nbytes: int, write_mode: str,
              is_write: bool = True, engine: str = "rbd",
              cache_flushed: set[str] | None = None) -> None:
@@ -349,8 +364,7 @@ def describe(steps: list[Step], roles: dict[str, str], nbytes: int, write_mode: 
     def side(k: int) -> str:  # the role of the thread at step k (a net step has none)
         return role_for(steps[k].resource, roles) if 0 <= k < len(steps) else ""
 
-    fields = {"kib": nbytes // 1024, "op": "write" if is_write else "read",
-              "call": SUBMIT_CALL[engine][not is_write]}
+    fields = label_fields(nbytes, is_write, engine)
     for j, s in enumerate(steps):
         if s.resource == "(wait)":  # a gap between two spans: no component ran
             s.what = ("waits: the PG lock (another op on this PG, or this op's other branch) "
@@ -390,7 +404,13 @@ def describe(steps: list[Step], roles: dict[str, str], nbytes: int, write_mode: 
 
 def explain(path: str | Path, overrides: Sequence[str] | None = None, which: str = "median",
             seed: int | None = None, ablations: bool = True, jobs: int | None = None,
-            quiet: bool = True) -> Explanation:
+            quiet: bool = True, trace_ablations: bool = False,
+            result: Any = None) -> Explanation:
+    """Explain one op of a scenario (``which``: see :func:`pick`).  ``trace_ablations``:
+    each ablation is explained too (its own run and traced op, the same ``which``), in
+    ``row["op"]`` as :func:`explanation_data` (the teaching page switches between them).
+    ``result``: the scenario's run (a RunResult of ``path`` and ``overrides``) when the
+    caller has one with per-op records; only the traced run is then simulated."""
     from cephsim.formats.report.assumptions import assumptions
     from cephsim.model.runner import run_scenario
     from cephsim.scenario.load import load_resolved
@@ -404,9 +424,16 @@ def explain(path: str | Path, overrides: Sequence[str] | None = None, which: str
     seed = sc.run.seed if seed is None else seed
     from cephsim.tools.progress import ProgressBar
 
-    with ProgressBar(2, "explain: run, then trace one op", quiet=quiet) as bar:
-        res = run_scenario(sc, scenario_path=path, seed=seed, resolved=r)
-        bar.advance()
+    if result is not None and "acc" not in result.records.arrays():
+        result = None  # run without records: explain needs its own
+    with ProgressBar(2 if result is None else 1, "explain: run, then trace one op",
+                     quiet=quiet) as bar:
+        if result is None:
+            res = run_scenario(sc, scenario_path=path, seed=seed, resolved=r)
+            bar.advance()
+        else:
+            res, seed, r = result, result.seed, result.resolved
+            sc = r.scenario
         a = res.records.arrays()
         mask = a["is_write"] if a["is_write"].any() else ~a["is_write"]
         lat_all = a["complete"] - a["submit"]
@@ -458,16 +485,28 @@ def explain(path: str | Path, overrides: Sequence[str] | None = None, which: str
                      mean_lat_sum=int(lat_all[mask].sum()), write_mode=r.ceph.write_mode,
                      wal_log_sync=r.ceph.wal_log_sync, read_cache_hit=r.ceph.read_cache_hit,
                      pool_size=sc.pool.size, is_write=is_write, cache_flushed=cache_flushed,
-                     assumptions=decides)
+                     assumptions=decides, roles=roles, bs=sc.workload.bs,
+                     engine=sc.workload.engine)
     ex.baseline_mean_us = ex.mean_lat_sum / ex.mean_n / 1e3
     ex.latencies_ns = lat_all[mask]
-    from cephsim.formats.report.summary import job_stats
+    from cephsim.formats.report.summary import job_stats, tracker_intervals
+    from cephsim.tools.sweep import direction_figures
 
+    copies = sc.pool.size > 1
+    one = tracker_intervals(np.asarray([tr["ev"]], dtype=np.int64), np.asarray([submit]),
+                            np.asarray([complete]), is_write, copies)
+    ex.tracker_op = {k: int(v[0]) for k, v in one.items()}
+    every = tracker_intervals(a["ev"][mask], a["submit"][mask], a["complete"][mask], is_write,
+                              copies)
+    ex.tracker_mean = {k: float(v.mean()) for k, v in every.items()}
     js = job_stats(res)
     d = js.write if js.write is not None else js.read
     ex.baseline_p99_us = d.clat_percentiles[99.0] / 1e3 if d is not None else math.nan
+    if d is not None and d.total_ios:
+        ex.figures = direction_figures(d)
     if ablations:
-        ex.ablation = run_ablations(path, overrides, sc, r, seed, jobs=jobs, quiet=quiet)
+        ex.ablation = run_ablations(path, overrides, sc, r, seed, jobs=jobs, quiet=quiet,
+                                    trace=trace_ablations, which=which)
     return ex
 
 
@@ -514,6 +553,14 @@ def ablation_variants(sc: Any, r: Any) -> list[tuple[str, list[str]]]:
             out.append(("pool size 3", ["pool.size=3"]))
         if r.ceph.wal_log_sync:  # Pacific to Squid: what Tentacle's envelope mode saves
             out.append(("no BlueFS log write (WAL envelope)", ["ceph.wal_log_sync=false"]))
+    # the other kind of pool, on as many OSDs as three copies take: a 2+1 stripe
+    if sc.pool.type == "replicated":
+        out.append(("erasure-coded pool (k=2, m=1)",
+                    ["pool.type=erasure", "pool.k=2", "pool.m=1", "pool.size=3"]))
+    else:
+        out.append(("replicated pool (size 3)", ["pool.type=replicated", "pool.k=null",
+                                                 "pool.m=null", "pool.technique=null",
+                                                 "pool.size=3"]))
     if sc.workload.rw not in ("write", "randwrite"):
         if sc.workload.read_cache == "cold":
             out.append(("warm read cache", ["workload.read_cache=warm"]))
@@ -523,7 +570,10 @@ def ablation_variants(sc: Any, r: Any) -> list[tuple[str, list[str]]]:
 
 
 def run_ablations(path: str | Path, overrides: list[str], sc: Any, r: Any, seed: int,
-                  jobs: int | None = None, quiet: bool = True) -> list[dict[str, Any]]:
+                  jobs: int | None = None, quiet: bool = True, trace: bool = False,
+                  which: str = "median") -> list[dict[str, Any]]:
+    """One row per :func:`ablation_variants`: its mean and p99 (a full run, the same seed),
+    or why it cannot run; with ``trace`` also its explained op (``op``)."""
     from cephsim.scenario.load import load_resolved
     from cephsim.tools.sweep import Task, execute
 
@@ -540,13 +590,63 @@ def run_ablations(path: str | Path, overrides: list[str], sc: Any, r: Any, seed:
         row["task"] = len(tasks)
         tasks.append(Task(str(path), tuple(overrides + ov), seed))
         rows.append(row)
-    res = execute(tasks, jobs=jobs, quiet=quiet, what="explain: ablations") if tasks else []
+    if trace:
+        res = _explain_all([(str(path), list(t.overrides), which, seed) for t in tasks],
+                           jobs, quiet)
+    else:
+        res = execute(tasks, jobs=jobs, quiet=quiet, what="explain: ablations") if tasks else []
     for row in rows:
         if "task" in row:
             out = res[row.pop("task")]
             row["mean_us"] = out["mean_us"]
             row["p99_us"] = out["p99_us"]
+            if "op" in out:
+                row["op"] = out["op"]
     return rows
+
+
+def _explain_variant(job: tuple[str, list[str], str, int]) -> dict[str, Any]:
+    """One ablation explained (in a worker process): its figures and its op's data."""
+    path, ov, which, seed = job
+    try:
+        vex = explain(path, ov, which=which, seed=seed, ablations=False)
+    except CephsimError as e:
+        return {"error": str(e)}
+    return {"mean_us": vex.figures.get("mean_us", math.nan),
+            "p99_us": vex.figures.get("p99_us", math.nan), "op": explanation_data(vex)}
+
+
+def _explain_all(jobs_: list[tuple[str, list[str], str, int]], jobs: int | None,
+                 quiet: bool) -> list[dict[str, Any]]:
+    """:func:`_explain_variant` of each, on ``jobs`` processes (default: all cores)."""
+    import os
+    from concurrent.futures import as_completed
+
+    from cephsim.tools.progress import ProgressBar
+    from cephsim.tools.sweep import _stop_pool, new_pool
+
+    out: list[dict[str, Any]] = [{} for _ in jobs_]
+    n = min(jobs or os.cpu_count() or 1, len(jobs_))
+    with ProgressBar(len(jobs_), "explain: ablations, each op traced", quiet=quiet) as bar:
+        if n <= 1:
+            for i, j in enumerate(jobs_):
+                out[i] = _explain_variant(j)
+                bar.advance()
+        else:
+            pool = new_pool(n)
+            try:
+                futs = {pool.submit(_explain_variant, j): i for i, j in enumerate(jobs_)}
+                for f in as_completed(futs):
+                    out[futs[f]] = f.result()
+                    bar.advance()
+            except BaseException:
+                _stop_pool(pool)
+                raise
+            pool.shutdown()
+    for i, o in enumerate(out):
+        if "error" in o:
+            raise CephsimError.single(f"ablation {' '.join(jobs_[i][1])} failed: {o['error']}")
+    return out
 
 
 # ------------------------------------------------------------------ text
@@ -823,3 +923,134 @@ def render(ex: Explanation) -> str:
         parts += ["\n", rule, "Ablations: what the mean latency would be with one change\n\n",
                   ablation_text(ex)]
     return "".join(parts)
+
+
+# ------------------------------------------------------------------ data (the teaching page)
+
+
+def timeline_rows(ex: Explanation) -> list[tuple[str, str, list[str]]]:
+    """The timeline's rows grouped by host, as the text and the figures show them: (host,
+    its roles, its rows in the order the op first reaches them); hosts without a row left
+    out."""
+    by_host: dict[str, list[str]] = {}
+    seen: set[str] = set()
+    for sp in sorted(ex.spans, key=lambda x: (x[2], x[3])):
+        name = row_name(sp[0])
+        if name not in seen:
+            seen.add(name)
+            by_host.setdefault(ex.host_of.get(sp[0], ""), []).append(name)
+    return [(h, role, by_host[h]) for h, role in ex.groups if by_host.get(h)]
+
+
+def _lanes(ex: Explanation) -> list[dict[str, str]]:
+    """The sequence diagram's lanes: the client, then each OSD of the op by its role."""
+    host_of_osd = {osd_of(res): h for res, h in ex.host_of.items() if osd_of(res)}
+    client_host = next((h for h, role in ex.groups if role.startswith("client")), "client")
+    lanes = [{"id": "client", "host": client_host, "osd": ""}]
+    lanes += [{"id": role, "host": host_of_osd.get(osd, ""), "osd": osd_name(osd)}
+              for osd, role in ex.roles.items()]
+    return lanes
+
+
+def _step_lanes(ex: Explanation) -> list[tuple[str, str]]:
+    """Each step's lane and, for a message, the lane it goes to."""
+    own = [role_for(s.resource, ex.roles) for s in ex.steps]
+    out = []
+    for j, s in enumerate(ex.steps):
+        if s.kind == "net":
+            a, b = s.ends
+            out.append((a or "client", b or "client"))
+        elif s.resource == "(wait)":  # waited for by the step after it
+            k = next((k for k in range(j + 1, len(own)) if own[k]), None)
+            lane = own[k] if k is not None else next((x for x in reversed(own[:j]) if x),
+                                                     "client")
+            out.append((lane, ""))
+        else:
+            out.append((own[j], ""))
+    return out
+
+
+def latency_summary(lat_ns: Any, bins: int = 48, points: int = 201) -> dict[str, Any]:
+    """A run's latency distribution, small enough to embed: fio's percentiles (its
+    histogram's, as ``run`` reports them), the CDF at ``points`` quantiles and a histogram
+    (logarithmic bins when the slowest op takes :data:`~cephsim.tools.stats.TAIL_SPAN`
+    times the fastest or more, as the latency plot)."""
+    from cephsim.formats.report.fio_hist import DEFAULT_PERCENTILES, FioHistogram
+    from cephsim.tools.stats import TAIL_SPAN
+
+    lat = np.sort(np.asarray(lat_ns, dtype=np.int64))
+    if lat.size == 0:
+        return {"n": 0}
+    pct = FioHistogram.from_samples(lat).percentiles(DEFAULT_PERCENTILES)
+    q = np.linspace(0.0, 1.0, points)
+    cdf = np.quantile(lat, q, method="inverted_cdf")
+    lo, hi = int(lat[0]), int(lat[-1])
+    log = lo > 0 and hi / lo >= TAIL_SPAN
+    edges = (np.geomspace(lo, hi, bins + 1) if log else np.linspace(lo, max(hi, lo + 1),
+                                                                    bins + 1))
+    counts, _ = np.histogram(lat, bins=edges)
+    return {"n": int(lat.size), "mean_ns": float(lat.mean()), "min_ns": lo, "max_ns": hi,
+            "percentiles_ns": {f"{p:g}": int(v) for p, v in pct.items()},
+            "cdf_ns": [int(x) for x in cdf], "cdf_q": [float(x) for x in q],
+            "hist": {"log": bool(log), "edges_ns": [float(x) for x in edges],
+                     "counts": [int(x) for x in counts]}}
+
+
+def explanation_data(ex: Explanation) -> dict[str, Any]:
+    """The explanation as plain data (JSON-ready), what the teaching page renders: the
+    critical path's steps with their labels (:mod:`cephsim.model.steps`), every span, the
+    lanes and rows, the attribution, the op-tracker intervals, the run's latency
+    distribution and the ablations (each with its own op when traced)."""
+    fields = label_fields(ex.bs, ex.is_write, ex.engine)
+    rows = timeline_rows(ex)
+    row_index = {n: k for k, n in enumerate(n for _, _, names in rows for n in names)}
+    row_list = [{"host": h, "role": role, "rows": [component_label(n) for n in names]}
+                for h, role, names in rows]
+    crit = {(s.resource, s.start, s.end): i for i, s in enumerate(ex.steps)}
+    lanes = _step_lanes(ex)
+    steps = []
+    for i, s in enumerate(ex.steps):
+        label = STEPS[s.step]
+        steps.append({
+            "n": i + 1, "where": "" if s.resource == "(wait)" else component_label(s.resource),
+            "host": s.host, "lane": lanes[i][0], "to": lanes[i][1], "kind": s.kind,
+            "start_ns": s.start, "dur_ns": s.dur, "cats_ns": dict(zip(CATEGORIES, s.cats)),
+            "what": s.what, "actor": label.actor, "thread": label.thread,
+            "follows": label.follows})
+    spans = []
+    for sp in ex.spans:
+        name = row_name(sp[0])
+        label = STEPS[sp[6]]
+        dev = "DB device" if _thread(sp[0]) == "db" else "disk"
+        try:
+            action = label.action.format(dev=dev, **fields)
+        except (KeyError, IndexError):  # pragma: no cover - every label names known fields
+            action = label.action
+        spans.append({"row": row_index.get(name, 0), "kind": sp[1], "arrive_ns": sp[2],
+                      "start_ns": sp[3], "end_ns": sp[4],
+                      "step": crit.get((sp[0], sp[2], sp[4]), -1),
+                      "what": f"{label.thread}: {action}" if label.thread and sp[1] == "cpu"
+                      else action, "follows": label.follows})
+    n = max(ex.mean_n, 1)
+    out: dict[str, Any] = {
+        "scenario": ex.scenario, "path": ex.path, "seed": ex.seed, "which": ex.which,
+        "rank": ex.rank, "seq": ex.seq, "is_write": ex.is_write, "pool_size": ex.pool_size,
+        "erasure": any(r.startswith("shard") for r in ex.roles.values()),
+        "latency_ns": ex.latency_ns, "lanes": _lanes(ex), "rows": row_list, "steps": steps,
+        "spans": spans,
+        "attribution": {"categories": [{"id": c, "label": CAT_LABEL[c]} for c in CATEGORIES],
+                        "op_ns": dict(zip(CATEGORIES, ex.acc)),
+                        "mean_ns": {c: x / n for c, x in zip(CATEGORIES, ex.mean_acc_sum)},
+                        "mean_latency_ns": ex.mean_lat_sum / n, "ops": ex.mean_n},
+        "op_tracker": {"op_ns": ex.tracker_op, "mean_ns": ex.tracker_mean},
+        "mean_us": ex.figures.get("mean_us", ex.baseline_mean_us),
+        "p99_us": ex.figures.get("p99_us", ex.baseline_p99_us),
+        "latency": latency_summary(ex.latencies_ns if ex.latencies_ns is not None else []),
+        "story": story(ex),
+        "ablations": [{k: v for k, v in row.items()} for row in ex.ablation],
+    }
+    if ex.assumptions is not None:
+        from cephsim.formats.report.assumptions import header_text
+
+        out["assumptions"] = header_text(ex.assumptions, width=WIDTH)
+    return out

@@ -30,6 +30,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from cephsim.errors import CephsimError
+from cephsim.tools.stats import TAIL_SPAN
 
 CAT_COLOR = {"cpu": "#4477aa", "net": "#ee6677", "write": "#228833", "flush": "#aa3377",
              "read": "#66ccee", "wait": "#bbbbbb"}
@@ -43,9 +44,6 @@ BAND_ROOM = 0.15
 #: at most this many labelled ticks on a log axis, none closer than this share of its length
 MAX_LOG_TICKS = 7
 MIN_LOG_GAP = 0.12
-#: a latency distribution whose slowest I/O takes this many times its fastest is drawn on a
-#: log time axis: the tail then shows next to the bulk instead of squeezing it into a line
-TAIL_SPAN = 3.0
 
 
 def _plt() -> Any:

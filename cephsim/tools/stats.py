@@ -24,6 +24,11 @@ from typing import Sequence
 
 import numpy as np
 
+#: a latency distribution whose slowest I/O takes this many times its fastest is drawn on a
+#: log time axis: the tail then shows next to the bulk instead of squeezing it into a line
+#: (the latency plot, the teaching page's histogram)
+TAIL_SPAN = 3.0
+
 LEVEL = 0.95
 
 

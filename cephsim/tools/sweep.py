@@ -233,7 +233,7 @@ def _run_task(task: Task) -> dict[str, Any]:
     if d is None or d.total_ios == 0:
         out.update({k: math.nan for k, _, _ in METRICS})
         return out
-    out.update(_direction_figures(d))
+    out.update(direction_figures(d))
     if task.records:  # a comparison: every direction that ran, each with its breakdown
         a = res.records.arrays()
         b = breakdown(res) or {}
@@ -244,13 +244,13 @@ def _run_task(task: Task) -> dict[str, Any]:
             mask = a["is_write"] if name == "write" else ~a["is_write"]
             lat = (a["complete"] - a["submit"])[mask]
             out["by_direction"][name] = {
-                **_direction_figures(ds), "ios": ds.total_ios,
+                **direction_figures(ds), "ios": ds.total_ios,
                 "batch_means_us": batch_mean_values(lat / 1e3), "breakdown": b.get(name),
                 "acc_sum_ns": [int(x) for x in np.asarray(a["acc"][mask]).sum(axis=0)]}
     return out
 
 
-def _direction_figures(d: Any) -> dict[str, float]:
+def direction_figures(d: Any) -> dict[str, float]:
     """IOPS and bandwidth over the exact run time, mean (lat) and clat percentiles of one
     direction's :class:`~cephsim.formats.report.fio_stats.DirectionStats`."""
     pct = d.clat_percentiles

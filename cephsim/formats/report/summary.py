@@ -120,25 +120,33 @@ def breakdown(res: RunResult) -> dict[str, Any] | None:
         lat = (a["complete"] - a["submit"])[mask]
         mean = acc.mean(axis=0)
         cats = {c: round(float(mean[i]) / 1e3, 3) for i, c in enumerate(CATEGORIES)}
-        ev = a["ev"][mask]
-        sub = a["submit"][mask]
-        stages = {"submit -> initiated": _mean_us(ev[:, 0] - sub),
-                  "initiated -> queued_for_pg": _mean_us(ev[:, 1] - ev[:, 0]),
-                  "queued_for_pg -> reached_pg": _mean_us(ev[:, 2] - ev[:, 1])}
-        if name == "write":
-            last = np.maximum(ev[:, 5], ev[:, 6])
-            stages["reached_pg -> waiting for subops"] = _mean_us(ev[:, 4] - ev[:, 2])
-            stages["waiting for subops -> op_commit"] = _mean_us(ev[:, 5] - ev[:, 4])
-            if res.scenario.pool.size > 1:  # with one copy there are no replica replies
-                stages["waiting for subops -> sub_op_commit_rec "
-                       "(last)"] = _mean_us(ev[:, 6] - ev[:, 4])
-            stages["last commit -> commit_sent"] = _mean_us(ev[:, 7] - last)
-        else:
-            stages["reached_pg -> commit_sent"] = _mean_us(ev[:, 7] - ev[:, 2])
-        stages["commit_sent -> client completion"] = _mean_us(a["complete"][mask] - ev[:, 7])
+        stages = tracker_intervals(a["ev"][mask], a["submit"][mask], a["complete"][mask],
+                                   name == "write", res.scenario.pool.size > 1)
         out[name] = {"mean_latency_us": round(float(lat.mean()) / 1e3, 3),
-                     "critical_path_us": cats, "op_tracker_us": stages}
+                     "critical_path_us": cats,
+                     "op_tracker_us": {k: _mean_us(v) for k, v in stages.items()}}
     return out
+
+
+def tracker_intervals(ev: np.ndarray, submit: np.ndarray, complete: np.ndarray, write: bool,
+                      replicas: bool) -> dict[str, np.ndarray]:
+    """The time between consecutive op-tracker events at the primary (ns), per op: rows of
+    ``ev`` (:data:`cephsim.model.writepath.EVENTS`), each op's submission and completion.
+    ``replicas``: the pool has other copies to wait for (size > 1)."""
+    stages = {"submit -> initiated": ev[:, 0] - submit,
+              "initiated -> queued_for_pg": ev[:, 1] - ev[:, 0],
+              "queued_for_pg -> reached_pg": ev[:, 2] - ev[:, 1]}
+    if write:
+        last = np.maximum(ev[:, 5], ev[:, 6])
+        stages["reached_pg -> waiting for subops"] = ev[:, 4] - ev[:, 2]
+        stages["waiting for subops -> op_commit"] = ev[:, 5] - ev[:, 4]
+        if replicas:  # with one copy there are no replica replies
+            stages["waiting for subops -> sub_op_commit_rec (last)"] = ev[:, 6] - ev[:, 4]
+        stages["last commit -> commit_sent"] = ev[:, 7] - last
+    else:
+        stages["reached_pg -> commit_sent"] = ev[:, 7] - ev[:, 2]
+    stages["commit_sent -> client completion"] = complete - ev[:, 7]
+    return stages
 
 
 def _mean_us(x: np.ndarray) -> float:
