@@ -466,6 +466,22 @@ def compare(paths: Sequence[str | Path], overrides: Sequence[str] | None = None,
             cmp_.tables[d].append(_run_side(per))
     if empty:
         cmp_.notes.append(f"no I/O in some seeds' runs ({', '.join(empty)}): shown as '-'")
+    # a percentile the same in every seed: its interval 0.0 says less than it seems
+    one_bin = []
+    for d, sides in cmp_.tables.items():
+        same = {i: [t for key, t, _ in METRICS if key in PERCENTILES and k > 1
+                    and None not in s.values[key] and len(set(s.values[key])) == 1]
+                for i, s in enumerate(sides)}
+        shown = [t for _, t, _ in METRICS if any(t in x for x in same.values())]
+        if shown:
+            one_bin.append(f"{d} {', '.join(shown)} ("
+                           + ", ".join(inputs[i].label for i, x in same.items() if x) + ")")
+    if one_bin:
+        cmp_.notes.append(
+            f"{'; '.join(one_bin)}: every seed gave the same figure, so its interval is 0; fio "
+            "reports a percentile as the midpoint of its latency bin (64 bins per power of two, "
+            "each 0.8-1.6 % of the value wide), and these seeds fell in one bin: their spread is "
+            "within the bin's width, not none")
     if k == 1:
         cmp_.notes.append("one seed: the interval of the mean is from batch means within the run; "
                           "use --seeds K for intervals across seeds")
