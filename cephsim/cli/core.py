@@ -244,7 +244,21 @@ def _read_answer(prompt: str) -> str:
     return line
 
 
+def _degrade_streams() -> None:
+    """Text the terminal's encoding cannot show (PYTHONIOENCODING=ascii, a C locale, a
+    lone surrogate read from a file) becomes a replacement character instead of a
+    traceback halfway through a report."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="replace" if stream is sys.stdout else "backslashreplace")
+            except (ValueError, OSError):  # a stream that cannot be changed now: left as is
+                pass
+
+
 def main() -> None:
+    _degrade_streams()
     try:
         try:
             app()

@@ -510,6 +510,12 @@ def _run_side(per: list[dict[str, Any]]) -> Side:
     return side
 
 
+def printable(text: str) -> str:
+    """A name read from a file as it can be printed: a control character (an escape
+    sequence would reach the terminal raw) or lone surrogate written as its escape."""
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+
+
 def _letter(i: int) -> str:
     return chr(ord("A") + i)
 
@@ -556,10 +562,10 @@ def _fio_input(f: _FioFile, label: str) -> Input:
         seeds = seeds if isinstance(seeds, list) else [seeds]
         ok = [x for x in seeds if isinstance(x, int) and not isinstance(x, bool)]
         told = f.cephsim.get("assumptions")
-        return Input(label, f.job.name, f.path, ok if len(ok) == len(seeds) else [],
+        return Input(label, printable(f.job.name), f.path, ok if len(ok) == len(seeds) else [],
                      f"simulated, {f.version or 'cephsim'}",
                      told if isinstance(told, dict) else None)
-    return Input(label, f.job.name, f.path, [], f"measured, {f.version or 'fio'}")
+    return Input(label, printable(f.job.name), f.path, [], f"measured, {f.version or 'fio'}")
 
 
 def _fio_side(f: _FioFile, d: str) -> Side:
@@ -609,13 +615,15 @@ def compare_fio(simulated: str | Path, measured: str | Path,
         for f in (sim, meas):
             if direction not in f.directions():
                 raise CephsimError.single(f"no {direction} results in the first job "
-                                          f"({f.job.name})", file=f.path, line=f.job.line)
+                                          f"({printable(f.job.name)})", file=f.path,
+                                          line=f.job.line)
         directions = [direction]
     else:
         for f in (sim, meas):
             if not f.directions():
                 raise CephsimError.single(f"no read/write results in the first job "
-                                          f"({f.job.name})", file=f.path, line=f.job.line)
+                                          f"({printable(f.job.name)})", file=f.path,
+                                          line=f.job.line)
         directions = [d for d in DIRECTIONS if d in sim.directions() and d in meas.directions()]
         if not directions:
             raise CephsimError.single(
