@@ -106,6 +106,27 @@ def test_intel_defaults_name_the_driver_and_whether_the_processor_picks_the_cloc
         assert gov["value"] == "powersave" and meaning in gov["note"], gov
 
 
+def test_the_json_governor_is_the_kernels_and_says_who_picks_the_clock(tmp_path, run_cli):
+    """power.*.governor and the header's host group hold what cpupower frequency-info
+    prints (powersave), not the model's name for the P-state driver's choice (hwp or
+    intel_pstate), which clock_picked_by gives; a result file written before that key
+    still reads as it did."""
+    from cephsim.formats.report.assumptions import _runs
+
+    for cpu, by in (("xeon-8380", "hwp"), ("xeon-e5-2695v4", "intel_pstate"),
+                    ("epyc-7313p", None)):
+        p = _scenario(tmp_path, BASE.replace("epyc-7313p", cpu).replace("ios: 300", "ios: 100"))
+        doc = run_cli("run", p, "-f", "json", "-q").json()["cephsim"]
+        power = doc["power"]["osd"]
+        want = "schedutil" if by is None else "powersave"
+        assert (power["governor"], power["clock_picked_by"]) == (want, by), power
+        group = doc["assumptions"]["host_groups"][0]
+        assert (group["governor"], group["clock_picked_by"]) == (want, by), group
+    old = {"cpufreq_driver": "intel_pstate", "governor": "hwp", "idle_states": []}
+    assert "intel_pstate / powersave (HWP/CPPC: the processor picks the clock);" in \
+        " ".join(_runs("x", old, None, 200))
+
+
 def test_set_counts_as_given_and_is_named(tmp_path):
     """A --set is given, named by its text, whether it names the group or its index; a --set
     of a whole section replaces it, so a field the file wrote there is no longer given."""

@@ -269,6 +269,14 @@ def test_validate_with_set(run_cli):
     assert r.exit_code == 0 and "pool size 2" in r.stdout
 
 
+def test_validate_names_an_ec_pools_k_and_m(run_cli):
+    """An erasure-coded pool's size is k+m: validate says both, not a bare 'pool size 3'."""
+    r = run_cli("validate", QS, "--set", "pool={type: erasure, k: 2, m: 1}",
+                "--set", "run.ios=100")
+    assert r.exit_code == 0, r.output
+    assert "erasure-coded pool k=2 m=1 (3 chunks)" in r.stdout and "pool size" not in r.stdout
+
+
 def test_schema_is_json_schema(run_cli):
     r = run_cli("schema")
     assert r.exit_code == 0

@@ -257,7 +257,10 @@ def test_compare_refuses_scenarios_without_a_shared_direction(tmp_path: Path) ->
 def test_compare_fio_markdown_golden(monkeypatch: pytest.MonkeyPatch) -> None:
     """A stored cephsim randrw result against a real fio randrw run: a table per direction."""
     monkeypatch.chdir(ROOT)
-    args = ["compare-fio", str(SIM_RW.relative_to(ROOT)), str(MEAS_RW.relative_to(ROOT))]
+    # the measurement ran 2 jobs (group_reporting), the simulation 1: --force compares them,
+    # the difference named in the notes
+    args = ["compare-fio", str(SIM_RW.relative_to(ROOT)), str(MEAS_RW.relative_to(ROOT)),
+            "--force"]
     r = runner.invoke(app, [*args, "-f", "markdown"])
     assert r.exit_code == 0, r.output
     md = r.stdout
@@ -318,8 +321,11 @@ def test_compare_fio_sign_on_a_hand_made_measurement(tmp_path: Path) -> None:
     assert f"({want_iops:+.1f}%)" in r.stdout and f"({want_lat:+.1f}%)" in r.stdout
     r = runner.invoke(app, ["compare-fio", str(SIM_RW), str(meas), "-f", "markdown"])
     assert f"| {want_iops:+.1f} % |" in r.stdout
-    # the second file is the baseline: swapped, the hand-made file is the 'simulated' one
+    # the second file is the baseline: swapped, the hand-made file is the 'simulated' one,
+    # which it is not (no cephsim object): refused, compared with --force
     r = runner.invoke(app, ["compare-fio", str(meas), str(SIM_RW), "-f", "json"])
+    assert r.exit_code == 2 and "the two files are swapped" in r.stderr
+    r = runner.invoke(app, ["compare-fio", str(meas), str(SIM_RW), "-f", "json", "--force"])
     rows = {m["metric"]: m for m in json.loads(r.stdout)["directions"]["write"]["metrics"]}
     assert rows["iops"]["differences"]["simulated"]["change_percent"] == pytest.approx(
         100 * (1000 - sim_iops) / sim_iops, abs=1e-3)
@@ -327,7 +333,8 @@ def test_compare_fio_sign_on_a_hand_made_measurement(tmp_path: Path) -> None:
 
 def test_compare_fio_without_a_shared_direction(tmp_path: Path) -> None:
     reads = _measured_fio(tmp_path / "reads.json", "read")
-    r = runner.invoke(app, ["compare-fio", str(FIO / "randwrite4k_libaio.json"), str(reads)])
+    r = runner.invoke(app, ["compare-fio", str(FIO / "randwrite4k_libaio.json"), str(reads),
+                            "--force"])
     assert r.exit_code == 2 and f"{reads}:1: no direction in common" in r.stderr
     assert "this measurement has read" in r.stderr and "has write" in r.stderr
     r = runner.invoke(app, ["compare-fio", str(SIM_RW), str(reads), "--direction", "write"])
@@ -341,7 +348,7 @@ def test_compare_fio_ignores_a_broken_breakdown(tmp_path: Path) -> None:
     doc["cephsim"]["seed"] = True
     sim = tmp_path / "sim.json"
     sim.write_text(json.dumps(doc))
-    r = runner.invoke(app, ["compare-fio", str(sim), str(MEAS_RW), "-f", "markdown"])
+    r = runner.invoke(app, ["compare-fio", str(sim), str(MEAS_RW), "-f", "markdown", "--force"])
     assert r.exit_code == 0, r.output
     assert "### write: where" not in r.stdout and "### read: where" in r.stdout
     assert f"| simulated | quickstart | `{sim}` | - |" in r.stdout

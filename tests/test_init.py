@@ -406,7 +406,8 @@ def test_enter_takes_every_default_and_end_of_input_keeps_the_guesses():
     from cephsim.tools.init.collect import read_dir
 
     qs = build(read_dir(FIXTURES / "cluster-b")).questions
-    assert [q.key for q in qs] == ["cpu", "sockets", "nic", "disk", "pool", "client_cpu"]
+    assert [q.key for q in qs] == ["cpu", "sockets", "nic", "disk", "pool", "hosts",
+                                   "client_cpu"]
     ask = _script(*[""] * len(qs))
     assert ask_missing(qs, ask) == {}
     # every prompt shows its default
@@ -440,6 +441,7 @@ def test_enter_takes_every_default_and_end_of_input_keeps_the_guesses():
     ("release", ["19.2.1"], {}, "19.2.1", 0),
     ("release", ["quinci", ""], {}, "quincy", 1),
     ("sockets", ["two", "2"], {}, 2, 1),
+    ("hosts", ["0", "three", "3"], {}, 3, 2),
 ])
 def test_each_answer_is_checked(key, lines, context, answer, said_n):
     from cephsim.tools.init.ask import ask_missing
@@ -464,10 +466,11 @@ def test_answers_replace_the_guesses_they_answer():
 
     got = read_dir(FIXTURES / "cluster-b")
     b = build(got, {"cpu": "xeon-6242", "sockets": 2, "nic": "generic-10g", "disk": "pm983",
-                    "pool": {"size": 1}, "client_cpu": "epyc-7313p"})
+                    "pool": {"size": 1}, "hosts": 5, "client_cpu": "epyc-7313p"})
     assert b.questions == []  # nothing left to ask
-    assert not any(x.startswith(("CPU", "one socket", "NIC:", "drive", "pool:"))
+    assert not any(x.startswith(("CPU", "one socket", "NIC:", "drive", "pool:", "the files show"))
                    for x in b.guesses), b.guesses
+    assert "5 OSD hosts (answered)" in b.text and "count: 5" in b.text
     assert "cpu: xeon-6242" in b.text and "disk: pm983" in b.text
     assert "cpu: epyc-7313p" in b.text and "sockets: 2" in b.text
 
@@ -478,14 +481,17 @@ def test_init_asks_through_the_cli(tmp_path, run_cli):
 
     out = tmp_path / "s.yaml"
     r = run_cli("init", "--from", FIXTURES / "cluster-b", "--ask", "-o", out,
-                input="xeon 6242\n\n2\n10\nsamsung pm983\n7\n1\n\n")
+                input="xeon 6242\n\n2\n10\nsamsung pm983\n0\n2\nmany\n4\n\n")
     assert r.exit_code == 0, r.stderr
     assert "Enter takes xeon-6242" in r.stderr and "'samsung pm983' -> pm983" in r.stderr
-    assert "'7': replicas, 1 to 1" in r.stderr
+    # one OSD's metadata: the pool is not bound to the one OSD shown, the hosts are asked
+    assert "'0': replicas, 1 to 48" in r.stderr and "'many': a number of OSD hosts" in r.stderr
+    assert "OSD hosts in the cluster (the files show 1: ceph-osd-metadata.json is one OSD's" \
+        in r.stderr
     sc = load_scenario(out)
     osd, client = sc.hosts
-    assert (osd.cpu, osd.sockets, osd.nic, osd.osds.disk, sc.pool.size) == \
-        ("xeon-6242", 2, "generic-10g", "pm983", 1)
+    assert (osd.cpu, osd.sockets, osd.nic, osd.osds.disk, sc.pool.size, osd.count) == \
+        ("xeon-6242", 2, "generic-10g", "pm983", 2, 4)
     assert client.cpu == "xeon-6242"  # 'same' (the default) as the OSD hosts
     assert run_cli("validate", out).exit_code == 0
 
@@ -520,3 +526,263 @@ def test_an_answer_that_raises_a_question_of_its_own(tmp_path):
     assert ask.prompts[-1].startswith("Pool nova's profile k4m2: k+m [4+2]")
     assert "pool nova: k=5 m=1 (answered)" in built.text
     assert "k: 5" in built.text and "m: 1" in built.text
+
+
+# ------------------------------------------------------------ real-world layouts and names
+# lscpu's three layouts, written for these tests in the form util-linux prints them (the
+# terminal's tree and -J's nested "children" since 2.37, here as 2.38 prints them; flat when
+# piped and before 2.37: cluster-a's lscpu.txt).  Bare-metal hosts; at a terminal a long
+# value wraps onto lines indented to the value column.
+LSCPU_TERMINAL = """\
+Architecture:            x86_64
+  CPU op-mode(s):        32-bit, 64-bit
+  Address sizes:         52 bits physical, 57 bits virtual
+  Byte Order:            Little Endian
+CPU(s):                  64
+  On-line CPU(s) list:   0-63
+Vendor ID:               AuthenticAMD
+  BIOS Vendor ID:        Advanced Micro Devices, Inc.
+  Model name:            AMD EPYC 9354P 32-Core Processor
+    BIOS Model name:     AMD EPYC 9354P 32-Core Processor                Unknown CPU @ 3.2GHz
+    BIOS CPU family:     107
+    CPU family:          25
+    Model:               17
+    Thread(s) per core:  2
+    Core(s) per socket:  32
+    Socket(s):           1
+    Stepping:            1
+    Frequency boost:     enabled
+    CPU(s) scaling MHz:  47%
+    CPU max MHz:         3799.0720
+    CPU min MHz:         1500.0000
+    BogoMIPS:            6490.31
+    Flags:               fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36
+                          clflush mmx fxsr sse sse2 ht syscall nx mmxext fxsr_opt pdpe1gb rdtscp
+                          lm constant_tsc rep_good nopl nonstop_tsc cpuid extd_apicid aperfmperf
+Virtualization features:
+  Virtualization:        AMD-V
+Caches (sum of all):
+  L1d:                   1 MiB (32 instances)
+  L1i:                   1 MiB (32 instances)
+  L2:                    32 MiB (32 instances)
+  L3:                    256 MiB (8 instances)
+NUMA:
+  NUMA node(s):          1
+  NUMA node0 CPU(s):     0-63
+Vulnerabilities:
+  Itlb multihit:         Not affected
+  Spec store bypass:     Mitigation; Speculative Store Bypass disabled via prctl
+"""
+LSCPU_J = """\
+{
+   "lscpu": [
+      {
+         "field": "Architecture:",
+         "data": "x86_64",
+         "children": [
+            {
+               "field": "CPU op-mode(s):",
+               "data": "32-bit, 64-bit"
+            },{
+               "field": "Byte Order:",
+               "data": "Little Endian"
+            }
+         ]
+      },{
+         "field": "CPU(s):",
+         "data": "64",
+         "children": [
+            {
+               "field": "On-line CPU(s) list:",
+               "data": "0-63"
+            }
+         ]
+      },{
+         "field": "Vendor ID:",
+         "data": "AuthenticAMD",
+         "children": [
+            {
+               "field": "Model name:",
+               "data": "AMD EPYC 7313 16-Core Processor",
+               "children": [
+                  {
+                     "field": "CPU family:",
+                     "data": "25"
+                  },{
+                     "field": "Thread(s) per core:",
+                     "data": "2"
+                  },{
+                     "field": "Core(s) per socket:",
+                     "data": "16"
+                  },{
+                     "field": "Socket(s):",
+                     "data": "2"
+                  },{
+                     "field": "CPU max MHz:",
+                     "data": "3729.4919"
+                  },{
+                     "field": "CPU min MHz:",
+                     "data": "1500.0000"
+                  },{
+                     "field": "Flags:",
+                     "data": "fpu vme de pse tsc msr pae mce cx8 apic sep"
+                  }
+               ]
+            }
+         ]
+      },{
+         "field": "Virtualization features:",
+         "data": null,
+         "children": [
+            {
+               "field": "Virtualization:",
+               "data": "AMD-V"
+            }
+         ]
+      }
+   ]
+}
+"""
+
+
+def _with_lscpu(tmp_path: Path, name: str, text: str, base: str = "cluster-a") -> Path:
+    import shutil
+
+    d = tmp_path / "c"
+    shutil.copytree(FIXTURES / base, d)
+    (d / "lscpu.txt").unlink(missing_ok=True)
+    (d / name).write_text(text)
+    return d
+
+
+@pytest.mark.parametrize(("name", "text", "model", "cores", "sockets", "max_mhz"), [
+    ("lscpu.txt", LSCPU_TERMINAL, "AMD EPYC 9354P 32-Core Processor", "32", "1", "3799.0720"),
+    ("lscpu.json", LSCPU_J, "AMD EPYC 7313 16-Core Processor", "16", "2", "3729.4919"),
+    ("lscpu.txt", (FIXTURES / "cluster-a" / "lscpu.txt").read_text(),
+     "Intel Core Processor (Skylake, IBRS)", "1", "2", None),
+])
+def test_every_lscpu_layout_is_read(tmp_path, name, text, model, cores, sockets, max_mhz):
+    from cephsim.tools.init.collect import read_dir
+
+    got = read_dir(_with_lscpu(tmp_path, name, text))
+    assert got.files["lscpu"].name == name
+    cpu = got.cpu
+    assert (cpu["Model name"], cpu["Core(s) per socket"], cpu["Socket(s)"],
+            cpu.get("CPU max MHz")) == (model, cores, sockets, max_mhz)
+    assert cpu["Flags"].startswith("fpu vme de pse")
+    if text is LSCPU_TERMINAL:  # the wrapped lines belong to Flags, not to a field of their own
+        assert cpu["Flags"].endswith("extd_apicid aperfmperf") and " lm " in cpu["Flags"]
+        assert cpu["BIOS Model name"].startswith("AMD EPYC 9354P")  # not taken for Model name
+
+
+@pytest.mark.parametrize(("model", "id_", "sibling"), [
+    ("AMD EPYC 9354P 32-Core Processor", "epyc-9354", "the catalog has the 9354, the 9354P's "
+     "non-P sibling"),
+    ("EPYC 7313", "epyc-7313p", "the catalog has the 7313P, the 7313's P sibling"),
+    ("AMD EPYC 7313 16-Core Processor", "epyc-7313p", "7313's P sibling"),
+    ("AMD EPYC 9454 48-Core Processor", "epyc-9454p", "9454's P sibling"),
+    ("AMD EPYC 9354 32-Core Processor", "epyc-9354", None),                # exact id first
+    ("AMD EPYC 7313P 16-Core Processor", "epyc-7313p", None),
+    ("AMD EPYC 7763 64-Core Processor", "epyc-7763", None),                # not Azure's 7763v
+    ("Intel(R) Xeon(R) CPU E5-2430L 0 @ 2.00GHz", "xeon-e5-2430l", None),  # v1: no 'v'
+    ("Intel Xeon E5-2695v4", "xeon-e5-2695v4", None),
+    ("Intel(R) Xeon(R) E-2236 CPU @ 3.40GHz", "xeon-e-2236", None),
+    ("Intel(R) Xeon(R) CPU E3-1230 v6 @ 3.50GHz", "xeon-e3-1230v6", None),
+    ("Intel Xeon Gold 6130", "xeon-6130", None),
+    ("Intel\u00ae Xeon\u00ae Gold 5318Y CPU @ 2.10GHz", "xeon-5318y", None),
+    ("Intel(R) Xeon(R) 6960P", "xeon-6960p", None),                         # Xeon 6: no sibling
+    ("Intel(R) Atom(TM) CPU C3558 @ 2.20GHz", "atom-c3558", None),
+    ("AMD Ryzen 7 PRO 8700G w/ Radeon 780M Graphics", "ryzen7-pro-8700g", None),
+])
+def test_cpu_names_match_by_model_number(model, id_, sibling):
+    """The model number as each vendor spells it; an EPYC the catalog has only as its P (or
+    non-P) sibling, same cores and clocks, is that entry, and the origin says so."""
+    got, how = match_cpu(model)
+    assert got == id_, (model, how)
+    assert how == "model number" if sibling is None else sibling in how
+
+
+@pytest.mark.parametrize("model", [
+    "Intel Xeon E312xx (Sandy Bridge, IBRS update)", "Intel Core Processor (Haswell, no TSX)",
+    "Intel Xeon Processor (Cascadelake)", "AMD EPYC-Rome Processor", "AMD EPYC Processor",
+    "QEMU Virtual CPU version 2.5+", "Common KVM processor"])
+def test_qemu_cpu_models_match_no_catalog_entry(model):
+    assert match_cpu(model) == (None, "")
+
+
+def test_a_terminal_lscpu_of_a_p_part_gets_its_sibling(tmp_path, run_cli):
+    """util-linux 2.38's terminal layout no longer makes init refuse the directory; the
+    9354P is the catalog's 9354, bare metal (no hypervisor), and the note says which."""
+    sc, text = _scenario(run_cli, _with_lscpu(tmp_path, "lscpu.txt", LSCPU_TERMINAL), tmp_path)
+    osd = sc.hosts[0]
+    assert osd.cpu == "epyc-9354" and osd.vm is None and osd.sockets == 1
+    assert "CPU 'AMD EPYC 9354P 32-Core Processor' -> catalog epyc-9354 (model number; the " \
+           "catalog has the 9354, the 9354P's non-P sibling" in text
+    assert "virtual machine" not in text
+
+
+def test_lscpu_json_is_read_with_its_sockets(tmp_path, run_cli):
+    sc, text = _scenario(run_cli, _with_lscpu(tmp_path, "lscpu.json", LSCPU_J), tmp_path)
+    assert (sc.hosts[0].cpu, sc.hosts[0].sockets, sc.hosts[0].vm) == ("epyc-7313p", 2, None)
+
+
+def test_a_guest_is_told_by_its_hypervisor_flag(tmp_path, run_cli):
+    """No 'Hypervisor vendor' line, but the CPU flags have 'hypervisor' (lscpu or
+    /proc/cpuinfo): a virtual machine, and the header says from what."""
+    lscpu = LSCPU_TERMINAL.replace(" aperfmperf", " hypervisor aperfmperf")
+    sc, text = _scenario(run_cli, _with_lscpu(tmp_path, "lscpu.txt", lscpu), tmp_path)
+    assert sc.hosts[0].vm is not None
+    assert "virtual machines (the CPU flags in " in text and "have 'hypervisor')" in text
+    cpuinfo = ("processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) Gold "
+               "6130 CPU @ 2.10GHz\nflags\t\t: fpu vme de hypervisor lahf_lm\n\n")
+    sc, text = _scenario(run_cli, _with_lscpu(tmp_path / "b", "cpuinfo.txt", cpuinfo), tmp_path)
+    assert sc.hosts[0].cpu == "xeon-6130" and sc.hosts[0].vm is not None
+
+
+def test_the_luminous_osd_says_where_each_figure_came_from(tmp_path, run_cli):
+    """cluster-b (one Luminous OSD's metadata, nothing else): the inline CPU's figures are
+    class defaults and say so (no lscpu to have read them from); its QEMU model name makes
+    the host a guest; the pool keeps its 3 copies on 3 hosts, and the header says the files
+    show part of the cluster (a question asks how many hosts)."""
+    from cephsim.tools.init.build import build
+    from cephsim.tools.init.collect import read_dir
+
+    sc, text = _scenario(run_cli, FIXTURES / "cluster-b", tmp_path)
+    osd = sc.hosts[0]
+    assert "from lscpu" not in text
+    assert "16 cores, 2 threads per core, 1500-3000 MHz (class defaults: no lscpu among the " \
+           "files)" in text
+    assert osd.vm is not None and "is a QEMU/KVM CPU model's name" in text
+    assert sc.pool.size == 3 and osd.count == 3 and osd.osds.count == 1
+    assert "pool size 1" not in text
+    assert "the files show only part of the cluster (ceph-osd-metadata.json is one OSD's " \
+           "'ceph osd metadata N')" in text
+    assert "hosts" in [q.key for q in build(read_dir(FIXTURES / "cluster-b")).questions]
+
+
+def test_lscpu_without_a_clock_range_says_which_figures_it_gave(tmp_path, run_cli):
+    """cluster-a's lscpu (a KVM guest) gives cores, threads and the current clock, no
+    range: the lowest clock is the class default, and the header says so."""
+    _, text = _scenario(run_cli, FIXTURES / "cluster-a", tmp_path)
+    assert "(cores, threads per core, highest clock (its 'CPU MHz') from " in text
+    assert "lowest clock a class default (lscpu gives none))" in text
+
+
+def test_an_unreadable_file_is_named(tmp_path, run_cli, monkeypatch):
+    """A file init cannot read (permissions: root reads anything, so the read is made to
+    fail) is named in a located error, not taken for an output that cannot be written."""
+    import shutil
+
+    d = tmp_path / "c"
+    shutil.copytree(FIXTURES / "cluster-a", d)
+    real = Path.read_bytes
+
+    def read_bytes(self):
+        if self.name == "ethtool.txt":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    r = run_cli("init", "--from", d, "--yes")
+    assert_short_error(r, "ethtool.txt", "cannot read it: Permission denied")
+    assert "cannot write the output" not in r.output

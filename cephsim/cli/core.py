@@ -137,8 +137,10 @@ def validate(scenario: ScenarioArg, set_: SetOpt = None) -> None:
         if est.wall_s > LONG_RUN_S:
             typer.echo(f"warning: the run would take about {format_wall(est.wall_s)} "
                        "of wall time on this machine: shorten run.ios or run.runtime", err=True)
-        typer.echo(f"{scenario}: ok ({len(r.hosts)} hosts, {osds} OSDs, pool size "
-                   f"{sc.pool.size}, {sc.ceph.release}, {r.ceph.write_mode} writes"
+        pool = (f"erasure-coded pool k={sc.pool.k} m={sc.pool.m} ({sc.pool.size} chunks)"
+                if sc.pool.type == "erasure" else f"pool size {sc.pool.size}")
+        typer.echo(f"{scenario}: ok ({len(r.hosts)} hosts, {osds} OSDs, {pool}, "
+                   f"{sc.ceph.release}, {r.ceph.write_mode} writes"
                    + (f"; sweep block: all {len(points)} points valid" if points else "") + ")")
         typer.echo(f"a run needs about {est.memory_bytes / 2**20:.0f} MiB of memory and "
                    f"{format_wall(est.wall_s)} of wall time here (from a pilot of "
@@ -256,7 +258,21 @@ def _read_answer(prompt: str) -> str:
     return line
 
 
+def _degrade_streams() -> None:
+    """Text the terminal's encoding cannot show (PYTHONIOENCODING=ascii, a C locale, a
+    lone surrogate read from a file) becomes a replacement character instead of a
+    traceback halfway through a report."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="replace" if stream is sys.stdout else "backslashreplace")
+            except (ValueError, OSError):  # a stream that cannot be changed now: left as is
+                pass
+
+
 def main() -> None:
+    _degrade_streams()
     try:
         try:
             app()

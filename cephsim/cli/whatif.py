@@ -177,16 +177,28 @@ def register(app: typer.Typer) -> None:
                     format: Annotated[CmpFormat, typer.Option("--format", "-f", help=
                             "Output format: text, json, or markdown (a report with a table "
                             "per direction).")] = CmpFormat.text,
-                    output: OutOpt = None) -> None:
+                    output: OutOpt = None,
+                    force: Annotated[bool, typer.Option("--force", help=
+                            "Compare two jobs that differ in rw, rwmixread, block size, queue "
+                            "depth or numjobs, or a simulated file that is no cephsim result "
+                            "(refused otherwise); each difference is named.")] = False) -> None:
         """Compare a simulated result with a measured fio result, side by side: the measurement
-        is the baseline, change = (simulated - measured) / measured."""
+        is the baseline, change = (simulated - measured) / measured.
+
+        The two must describe the same job: a different rw, rwmixread, block size, queue
+        depth or numjobs, or a simulated file that is not a cephsim result (the two swapped),
+        is refused (exit 2) unless --force.  A different ioengine (libaio against a librbd
+        simulation), fsync/fdatasync/sync/direct, or a target that is no RBD image is
+        compared, each named in a warning on stderr and in the notes."""
         try:
             from cephsim.formats.output import check_outputs
             from cephsim.tools.compare import compare_fio as do
 
             check_outputs({"--output": output}, [simulated, measured])
 
-            c = do(simulated, measured, direction)
+            c = do(simulated, measured, direction, force=force)
+            for w in c.warnings:
+                typer.echo(f"warning: not like for like: {w}", err=True)
             emit(_render(c, format), output)
         except CephsimError as e:
             fail(e)

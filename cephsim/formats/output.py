@@ -134,7 +134,7 @@ def atomic_path(path: str | Path, option: str = "--output", suffix: str = ".tmp"
 def write_atomic(path: str | Path, text: str) -> None:
     with atomic_path(path) as tmp:
         try:
-            Path(tmp).write_text(text, encoding="utf-8")
+            Path(tmp).write_text(text, encoding="utf-8", errors="replace")
         except OSError as e:  # disk full, a file-size limit: nothing replaces ``path``
             raise CephsimError.single(f"--output {path}: cannot write: {e.strerror or e}") from None
 
@@ -189,7 +189,7 @@ def write_tree(root: str | Path, texts: dict[Path, str], option: str) -> list[Pa
                                       f"({e.strerror or e})") from None
         with atomic_path(path, option) as tmp:
             try:
-                Path(tmp).write_text(text, encoding="utf-8")
+                Path(tmp).write_text(text, encoding="utf-8", errors="replace")
             except OSError as e:
                 raise CephsimError.single(f"{option} {path}: cannot write: "
                                           f"{e.strerror or e}") from None

@@ -92,6 +92,21 @@ NO_HWP = {"sandybridge", "ivybridge", "haswell", "broadwell", "goldmont"}
 MIN_ALLOC_SSD_16K = {"luminous", "mimic"}
 
 
+#: the governors the model runs for a P-state driver's powersave (intel_pstate or
+#: amd-pstate-epp in active mode): the kernel's name is powersave, and who picks the clock
+PSTATE_POWERSAVE = {"intel_pstate": "intel_pstate picks the P-state, no HWP",
+                    "hwp": "HWP/CPPC: the processor picks the clock"}
+
+
+def kernel_governor(governor: str) -> tuple[str, str | None]:
+    """A governor as modelled -> the kernel's name for it (what cpupower frequency-info
+    prints), and under powersave with a P-state driver, the model's name for who picks
+    the clock (``hwp`` or ``intel_pstate``; None otherwise)."""
+    if governor in PSTATE_POWERSAVE:
+        return "powersave", governor
+    return governor, None
+
+
 @dataclass(frozen=True, slots=True)
 class CPUConfig:
     """A host's CPU as the simulation sees it."""

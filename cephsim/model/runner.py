@@ -26,7 +26,7 @@ from cephsim.model.components.cluster import Cluster
 from cephsim.model.engine.draw import Jitter as _Jitter
 from cephsim.model.engine.draw import Sampler
 from cephsim.model.engine.kernel import Kernel
-from cephsim.model.resolve import Resolved, resolve
+from cephsim.model.resolve import Resolved, kernel_governor, resolve
 from cephsim.model.rng import Streams
 from cephsim.model.workload import Workload
 from cephsim.model.writepath import Op, Protocol
@@ -52,7 +52,8 @@ class RunResult:
     #: per host whose chip boosts less with more busy cores: its one-core and all-core
     #: ceilings and the ceiling its busy core time ran under on average (GHz)
     cpu_clock: dict[str, dict[str, float]] = field(default_factory=dict)
-    #: per host group: cpufreq driver, governor (as modelled), idle states allowed, and the
+    #: per host group: cpufreq driver, governor (the kernel's name; clock_picked_by: hwp or
+    #: intel_pstate under a P-state driver's powersave), idle states allowed, and the
     #: mean clock its work ran at (GHz): what decides the CPU part of the answer
     power: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: BlueStore's caches against the workload: objects per OSD, onodes and blocks cached,
@@ -351,13 +352,15 @@ def _clock_ceilings(cluster: Cluster) -> dict[str, dict[str, float]]:
 
 
 def _power(cluster: Cluster, r: Resolved) -> dict[str, dict[str, Any]]:
-    """What decides a host group's CPU speed: the cpufreq driver and governor as modelled,
-    the idle states allowed, and the clock its work ran at on average (GHz, busy time
-    weighted; wake-up exits not counted)."""
+    """What decides a host group's CPU speed: the cpufreq driver, the governor (as the
+    kernel names it) and who picks the clock under it, the idle states allowed, and the
+    clock its work ran at on average (GHz, busy time weighted; wake-up exits not counted)."""
     out: dict[str, dict[str, Any]] = {}
     for h in r.hosts:
         c = h.cpu
-        g = out.setdefault(h.group, {"cpufreq_driver": c.cpufreq_driver, "governor": c.governor,
+        governor, by = kernel_governor(c.governor)
+        g = out.setdefault(h.group, {"cpufreq_driver": c.cpufreq_driver, "governor": governor,
+                                     "clock_picked_by": by,
                                      "idle_states": [s.name for s in c.cstates],
                                      "_kc": 0.0, "_ns": 0})
         for cs in dict.fromkeys(cluster.host_cores[h.name]):

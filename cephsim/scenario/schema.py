@@ -872,11 +872,35 @@ class SweepBlock(_M):
     seeds: Int = Field(1, ge=1, description="Seeds per point (run.seed, run.seed+1, ...).")
 
 
+def _printable(v: str, allowed: str) -> str:
+    """``v`` if it is text a terminal and a file can show: no control character (an escape
+    sequence would reach the terminal raw) and no lone surrogate (no encoding writes one)."""
+    for i, ch in enumerate(v):
+        if ch in allowed:
+            continue
+        if "\ud800" <= ch <= "\udfff" or not ch.isprintable():
+            raise ValueError(f"character {i + 1} is {ascii(ch)}, not printable text "
+                             "(no control characters, escape sequences or lone surrogates)")
+    return v
+
+
 class Scenario(_M):
     """A cephsim scenario: cluster, network, pool, Ceph, workload and run."""
 
-    name: str = Field("scenario", description="Short name used in reports.")
+    name: str = Field("scenario", min_length=1, max_length=200, description="Short name used "
+            "in reports (printable text: no control characters; file names made from it keep "
+            "letters, digits and ._,=+-).")
     description: str = Field("", description="What question this scenario answers.")
+
+    @field_validator("name")
+    @classmethod
+    def _printable_name(cls, v: str) -> str:
+        return _printable(v, "")
+
+    @field_validator("description")
+    @classmethod
+    def _printable_description(cls, v: str) -> str:
+        return _printable(v, "\n\t")
     hosts: list[HostGroup] = Field(min_length=1, description="Host groups (OSD hosts and client "
             "hosts).")
     network: Network = Field(default_factory=Network)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,6 +75,8 @@ class Comparison:
     kind: str = "scenarios"  #: or "fio"
     overrides: list[str] = field(default_factory=list)  #: --set given to every scenario
     notes: list[str] = field(default_factory=list)
+    #: compare-fio: how the two jobs differ where they may still be compared (also in notes)
+    warnings: list[str] = field(default_factory=list)
 
     # ------------------------------------------------------------------ statistics
     @property
@@ -466,6 +469,22 @@ def compare(paths: Sequence[str | Path], overrides: Sequence[str] | None = None,
             cmp_.tables[d].append(_run_side(per))
     if empty:
         cmp_.notes.append(f"no I/O in some seeds' runs ({', '.join(empty)}): shown as '-'")
+    # a percentile the same in every seed: its interval 0.0 says less than it seems
+    one_bin = []
+    for d, sides in cmp_.tables.items():
+        same = {i: [t for key, t, _ in METRICS if key in PERCENTILES and k > 1
+                    and None not in s.values[key] and len(set(s.values[key])) == 1]
+                for i, s in enumerate(sides)}
+        shown = [t for _, t, _ in METRICS if any(t in x for x in same.values())]
+        if shown:
+            one_bin.append(f"{d} {', '.join(shown)} ("
+                           + ", ".join(inputs[i].label for i, x in same.items() if x) + ")")
+    if one_bin:
+        cmp_.notes.append(
+            f"{'; '.join(one_bin)}: every seed gave the same figure, so its interval is 0; fio "
+            "reports a percentile as the midpoint of its latency bin (64 bins per power of two, "
+            "each 0.8-1.6 % of the value wide), and these seeds fell in one bin: their spread is "
+            "within the bin's width, not none")
     if k == 1:
         cmp_.notes.append("one seed: the interval of the mean is from batch means within the run; "
                           "use --seeds K for intervals across seeds")
@@ -494,6 +513,12 @@ def _run_side(per: list[dict[str, Any]]) -> Side:
     return side
 
 
+def printable(text: str) -> str:
+    """A name read from a file as it can be printed: a control character (an escape
+    sequence would reach the terminal raw) or lone surrogate written as its escape."""
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+
+
 def _letter(i: int) -> str:
     return chr(ord("A") + i)
 
@@ -507,6 +532,7 @@ class _FioFile:
     job: Any  #: the first job (FioJob)
     version: str | None
     cephsim: dict[str, Any] | None  #: the cephsim object of a cephsim output
+    options: dict[str, str] = field(default_factory=dict)  #: the first job's fio options
 
     def directions(self) -> list[str]:
         return [d for d in DIRECTIONS if d in self.job.directions
@@ -530,7 +556,107 @@ def _read_fio(path: str | Path) -> _FioFile:
             ceph = doc["cephsim"]
     except ValueError:  # fio's text output, or JSON with a banner before it
         pass
-    return _FioFile(str(path), m.jobs[0], m.fio_version, ceph)
+    return _FioFile(str(path), m.jobs[0], m.fio_version, ceph, _job_options(text))
+
+
+def _job_options(text: str) -> dict[str, str]:
+    """The first job's options: its JSON's global options under its own ("job options"),
+    wherever the JSON document starts (after a banner, beside normal output); else what
+    the normal output's header line of the job says (rw, bs, ioengine, iodepth)."""
+    for m in re.finditer(r"^\{", text, re.M):
+        try:
+            doc, _ = json.JSONDecoder().raw_decode(text, m.start())
+        except ValueError:
+            continue
+        jobs = doc.get("jobs") if isinstance(doc, dict) else None
+        if isinstance(jobs, list) and jobs and isinstance(jobs[0], dict):
+            glob = doc.get("global options")
+            own = jobs[0].get("job options")
+            return {str(k): str(v) for k, v in {**(glob if isinstance(glob, dict) else {}),
+                                                **(own if isinstance(own, dict) else {})}.items()}
+    m = re.search(r"^\S+: \(g=\d+\): rw=(\w+), bs=\(R\) ([^-,\s]+)-[^,]*, \(W\) ([^-,\s]+)-[^,]*,"
+                  r".*?ioengine=([\w-]+), iodepth=(\d+)", text, re.M)
+    if m:
+        return {"rw": m[1], "bs": m[3] if "write" in m[1] or m[1] in ("rw", "readwrite") else m[2],
+                "ioengine": m[4], "iodepth": m[5], "_source": "header"}
+    return {}
+
+
+#: fio's spellings of the same pattern
+RW_ALIASES = {"readwrite": "rw", "randreadwrite": "randrw"}
+
+
+def _fio_bytes(text: str | None) -> int | None:
+    """A fio size option's bytes: '4k', '4096', '4KiB', '4096B', '64k' (fio's k is 1024)."""
+    m = re.fullmatch(r"(\d+)\s*([kmgt]?)(?:i?b)?", (text or "").strip().split(",")[0].lower())
+    return int(m[1]) * 1024 ** " kmgt".index(m[2] or " ") if m else None
+
+
+def _num_opt(opts: dict[str, str], key: str, default: int) -> int:
+    v = opts.get(key, "")
+    return int(v) if v.isdigit() else default
+
+
+def job_differences(sim: _FioFile, meas: _FioFile) -> tuple[list[str], list[str]]:
+    """Whether the two files describe the same job: (differences that make the comparison
+    meaningless, each named: refused without --force; differences that leave it meaningful
+    but worth a word: warned)."""
+    refuse: list[str] = []
+    warn: list[str] = []
+    if sim.cephsim is None:
+        refuse.append(f"{sim.path}, given as the simulated result, is not a cephsim result "
+                      + ("(and the measured one is: the two files are swapped)"
+                         if meas.cephsim is not None else "(cephsim run -f json writes one)"))
+    so, mo = sim.options, meas.options
+    if not mo:
+        warn.append(f"{meas.path} names none of the job's options: its rw, block size and "
+                    "queue depth could not be checked")
+        return refuse, warn
+    rw = [RW_ALIASES.get(o.get("rw", "read"), o.get("rw", "read")) for o in (mo, so)]
+    if rw[0] != rw[1]:
+        refuse.append(f"rw: measured {rw[0]}, simulated {rw[1]}")
+    elif rw[0] in ("rw", "randrw") and "rwmixread" in mo and "rwmixread" in so:
+        mix = [_num_opt(o, "rwmixread", 50) for o in (mo, so)]
+        if mix[0] != mix[1]:
+            refuse.append(f"rwmixread: measured {mix[0]}, simulated {mix[1]}")
+    bs = [_fio_bytes(o.get("bs") or o.get("blocksize") or "4k") for o in (mo, so)]
+    if bs[0] != bs[1]:
+        refuse.append(f"block size: measured {mo.get('bs') or mo.get('blocksize')}, "
+                      f"simulated {so.get('bs')}")
+    for key, label in (("iodepth", "queue depth (iodepth)"), ("numjobs", "jobs (numjobs)")):
+        v = [_num_opt(o, key, 1) for o in (mo, so)]
+        if key == "numjobs" and meas.job.jobs:  # group_reporting folded this many
+            v[0] = max(v[0], meas.job.jobs)
+        if v[0] != v[1]:
+            refuse.append(f"{label}: measured {v[0]}, simulated {v[1]}")
+    # the engine and the way writes reach the disk: a different path, still a comparison
+    # the scenario may mean (a krbd or libaio measurement against a kernel-client model)
+    scenario = (sim.cephsim or {}).get("scenario")  # a sweep point's names it only
+    workload = scenario.get("workload") if isinstance(scenario, dict) else None
+    client = str(workload.get("engine", "")) if isinstance(workload, dict) else ""
+    eng = [mo.get("ioengine", "psync"), so.get("ioengine", "psync")]
+    if eng[0] != eng[1]:
+        warn.append(f"ioengine: measured {eng[0]}, simulated {eng[1]}"
+                    + (f" (the scenario's client is {client})" if client else ""))
+    target = mo.get("filename") or mo.get("directory")
+    if target and eng[0] != "rbd" and not target.startswith("/dev/rbd") and \
+            client in ("rbd", "krbd"):
+        warn.append(f"the measured job ran on {target}, not an RBD image or /dev/rbd device "
+                    "(a local file or another device?)")
+    for key in ("fsync", "fdatasync"):
+        n = _num_opt(mo, key, 0)
+        if n and n != _num_opt(so, key, 0):
+            warn.append(f"{key}={n} in the measurement: an {key} after every "
+                        + ("write" if n == 1 else f"{n} writes")
+                        + ", I/O the simulation does not issue")
+    if mo.get("sync", "0") not in ("0", "none", "false") and mo.get("sync") != so.get("sync"):
+        warn.append(f"sync={mo['sync']} in the measurement (O_SYNC/O_DSYNC writes)")
+    # (normal output's header does not say; JSON lists every option given, so none is 0)
+    if eng[0] != "rbd" and mo.get("_source") != "header" and \
+            mo.get("direct", "0") in ("0", "false") and so.get("direct") != "0":
+        warn.append("direct=0 (fio's default) in the measurement: its writes went through the "
+                    "page cache")
+    return refuse, warn
 
 
 def _fio_input(f: _FioFile, label: str) -> Input:
@@ -540,10 +666,10 @@ def _fio_input(f: _FioFile, label: str) -> Input:
         seeds = seeds if isinstance(seeds, list) else [seeds]
         ok = [x for x in seeds if isinstance(x, int) and not isinstance(x, bool)]
         told = f.cephsim.get("assumptions")
-        return Input(label, f.job.name, f.path, ok if len(ok) == len(seeds) else [],
+        return Input(label, printable(f.job.name), f.path, ok if len(ok) == len(seeds) else [],
                      f"simulated, {f.version or 'cephsim'}",
                      told if isinstance(told, dict) else None)
-    return Input(label, f.job.name, f.path, [], f"measured, {f.version or 'fio'}")
+    return Input(label, printable(f.job.name), f.path, [], f"measured, {f.version or 'fio'}")
 
 
 def _fio_side(f: _FioFile, d: str) -> Side:
@@ -583,23 +709,35 @@ def _finite(v: Any) -> float:
 
 
 def compare_fio(simulated: str | Path, measured: str | Path,
-                direction: str | None = None) -> Comparison:
-    """``simulated`` against ``measured`` (the baseline), in every direction both have."""
+                direction: str | None = None, force: bool = False) -> Comparison:
+    """``simulated`` against ``measured`` (the baseline), in every direction both have.
+    The two must describe the same job (:func:`job_differences`): a different rw, mix,
+    block size, queue depth or number of jobs, or a simulated file that is no cephsim
+    result, is refused (``force``: compared, with each difference in the notes); a
+    different engine, sync mode or target is compared, each difference in the notes."""
     if direction is not None and direction not in DIRECTIONS:
         raise CephsimError.single(f"--direction {direction!r}: must be read or write")
     sim, meas = _read_fio(simulated), _read_fio(measured)
+    refuse, warn = job_differences(sim, meas)
+    if refuse and not force:
+        raise CephsimError.single(
+            "the two files describe different jobs: " + "; ".join(refuse)
+            + " (give --force to compare them all the same)", file=meas.path,
+            line=meas.job.line)
     # refusals name the first job's line: the job compared
     if direction is not None:
         for f in (sim, meas):
             if direction not in f.directions():
                 raise CephsimError.single(f"no {direction} results in the first job "
-                                          f"({f.job.name})", file=f.path, line=f.job.line)
+                                          f"({printable(f.job.name)})", file=f.path,
+                                          line=f.job.line)
         directions = [direction]
     else:
         for f in (sim, meas):
             if not f.directions():
                 raise CephsimError.single(f"no read/write results in the first job "
-                                          f"({f.job.name})", file=f.path, line=f.job.line)
+                                          f"({printable(f.job.name)})", file=f.path,
+                                          line=f.job.line)
         directions = [d for d in DIRECTIONS if d in sim.directions() and d in meas.directions()]
         if not directions:
             raise CephsimError.single(
@@ -609,6 +747,8 @@ def compare_fio(simulated: str | Path, measured: str | Path,
     inputs = [_fio_input(meas, "measured"), _fio_input(sim, "simulated")]
     c = Comparison(inputs, {d: [_fio_side(meas, d), _fio_side(sim, d)] for d in directions},
                    kind="fio")
+    c.warnings = [*(f"compared with --force: {x}" for x in refuse), *warn]
+    c.notes += [f"not like for like: {x}" for x in c.warnings]
     if meas.cephsim is not None:
         c.notes.append(f"the measured file {meas.path} is itself a cephsim result: it stands as "
                        "the baseline all the same")

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
 from cephsim.errors import CephsimError
-from cephsim.model.resolve import CPUConfig, Resolved
+from cephsim.model.resolve import PSTATE_POWERSAVE, CPUConfig, Resolved, kernel_governor
 from cephsim.model.software import software_table
 from cephsim.scenario.load import CATALOG_REFS, parse_override
 from cephsim.scenario.problems import _model_in, _unit_of
@@ -28,9 +28,6 @@ from cephsim.units import format_span
 
 #: a host group's fields that pick hardware from the catalog (the idle-state table too)
 HARDWARE = frozenset(CATALOG_REFS) | {"cstates"}
-#: the governor as modelled (resolve) -> the kernel's name for it, and what it means there
-GOVERNOR_SHOWN = {"intel_pstate": ("powersave", "intel_pstate picks the P-state, no HWP"),
-                  "hwp": ("powersave", "HWP/CPPC: the processor picks the clock")}
 #: a software router's tuning when the scenario gives none (resolve's default)
 ROUTER_TUNING = CPUTuning(governor="ondemand")
 #: how the built-in costs' basis (catalog/data/software.yaml) says whether a release's
@@ -180,7 +177,8 @@ def _power_items(given: _Given, prefix: str, tuning: CPUTuning, cpu: CPUConfig,
                 note = ("auto: a guest has none, the host's" if guest else
                         f"auto: the kernel's for {'an Intel' if intel else 'a non-Intel'} CPU")
         elif name == "governor":
-            value, meaning = GOVERNOR_SHOWN.get(cpu.governor, (cpu.governor, None))
+            value, by = kernel_governor(cpu.governor)
+            meaning = PSTATE_POWERSAVE.get(by or "")
             if written == "auto":
                 note = ("auto: the host's clock, assumed full speed" if guest
                         else f"auto: {cpu.cpufreq_driver}'s default")
@@ -228,8 +226,8 @@ def _group(sc: Scenario, r: Resolved, given: _Given, gi: int) -> dict[str, Any]:
         settings += [_item(given, path, value,
                            shown=_show(value, _unit_of(vm, (path.rsplit(".", 1)[1],))))
                      for path, value, _ in leaves(g.vm, prefix + "vm.")]
-    return {"group": g.name, "hosts": g.count, "cpufreq_driver": cpu.cpufreq_driver,
-            "governor": cpu.governor, "idle_states": _idle_states(cpu), "settings": settings}
+    return {"group": g.name, "hosts": g.count, **power_of(cpu), "idle_states": _idle_states(cpu),
+            "settings": settings}
 
 
 def _network(sc: Scenario, r: Resolved, given: _Given) -> dict[str, Any]:
@@ -244,8 +242,7 @@ def _network(sc: Scenario, r: Resolved, given: _Given) -> dict[str, Any]:
     cpu = r.network.spine_cpu
     if cpu is not None:  # software routers as spines: their CPU's power settings decide too
         tuning = topo.spine_tuning or ROUTER_TUNING
-        out["routers"] = {"cpufreq_driver": cpu.cpufreq_driver, "governor": cpu.governor,
-                          "idle_states": _idle_states(cpu),
+        out["routers"] = {**power_of(cpu), "idle_states": _idle_states(cpu),
                           "settings": _power_items(given, "network.topology.", tuning, cpu,
                                                    "spine_tuning", topo.spine_tuning is None)}
     return out
@@ -315,8 +312,19 @@ def _ns(ns: int) -> str:
     return format_span(ns) if ns else "0"
 
 
-def _governor(governor: str) -> str:
-    name, meaning = GOVERNOR_SHOWN.get(governor, (governor, None))
+def power_of(cpu: CPUConfig) -> dict[str, Any]:
+    """The cpufreq driver, the governor as the kernel names it, and who picks the clock
+    under it where the model tells (``clock_picked_by``: hwp or intel_pstate under a
+    P-state driver's powersave; None: the governor itself)."""
+    governor, by = kernel_governor(cpu.governor)
+    return {"cpufreq_driver": cpu.cpufreq_driver, "governor": governor, "clock_picked_by": by}
+
+
+def _governor(p: dict[str, Any]) -> str:
+    name, by = p["governor"], p.get("clock_picked_by")
+    if by is None:  # a result file written before clock_picked_by: the modelled name
+        name, by = kernel_governor(name)
+    meaning = PSTATE_POWERSAVE.get(by or "")
     return f"{name} ({meaning})" if meaning else name
 
 
@@ -332,7 +340,7 @@ def _runs(head: str, p: dict[str, Any], clock: float | None, width: int) -> list
         states[-1] = states[-1][:-1] + (";" if clock else "")
     else:  # no idle state at all (a hand-edited result file): say so
         states = ["no idle states" + (";" if clock else "")]
-    return _wrap(f"{head}: {p['cpufreq_driver']} / {_governor(p['governor'])};",
+    return _wrap(f"{head}: {p['cpufreq_driver']} / {_governor(p)};",
                  states + ([f"work ran at {clock:.2f} GHz"] if clock else []), width, "    ", "")
 
 
@@ -481,7 +489,7 @@ def rows(a: dict[str, Any]) -> dict[str, tuple[str, Any, bool]]:
         out[s["field"]] = (_cell(s), s["value"], True)
 
     def power(label: str, g: dict[str, Any], prefix: str) -> None:
-        run = f"{g['cpufreq_driver']} / {_governor(g['governor'])}"
+        run = f"{g['cpufreq_driver']} / {_governor(g)}"
         out[f"{label}: runs"] = (run, run, True)
         idle = idle_text(g["idle_states"])
         out[f"{label}: idle states (exit latency)"] = (idle, g["idle_states"], True)

@@ -13,6 +13,7 @@ comparison by the folders above the files.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import PurePosixPath
 
@@ -22,11 +23,16 @@ __all__ = ["bench_path", "folder_name"]
 
 
 def folder_name(text: str) -> str:
-    """``text`` as one folder name: characters other than letters, digits and ``._,=+-``
-    become ``_`` (no ``/``, no spaces), and it does not start with a dot (hidden)."""
-    name = re.sub(r"[^A-Za-z0-9._,=+-]", "_", text)
+    """``text`` as one folder name: letters and digits (any script's) and ``._,=+-`` kept,
+    every other character (``/``, spaces, controls) ``_``, no leading dot (hidden).  Where
+    a character was replaced, 8 hex digits of the text's hash follow, so that two names
+    that differ only there ('a/b', 'a b') do not share a folder."""
+    name = "".join(c if c.isalnum() or c in "._,=+-" else "_" for c in text)
     name = re.sub(r"^\.+", lambda m: "_" * len(m[0]), name)
-    return name or "_"
+    if name != text or not name:
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        name = f"{name}-{digest}"
+    return name
 
 
 def bench_path(target: str, rw: str, rwmixread: int, bs: int, iodepth: int,

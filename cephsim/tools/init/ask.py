@@ -164,6 +164,12 @@ def _sockets(text: str, q: Question, ask: Ask, say: Say) -> int:
     return int(text)
 
 
+def _hosts(text: str, q: Question, ask: Ask, say: Say) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 1000:
+        raise ValueError(f"'{text}': a number of OSD hosts, 1 to 1000")
+    return int(text)
+
+
 def _disk(text: str, q: Question, ask: Ask, say: Say) -> str:
     return _catalog("disks", text, match_disk, say)
 
@@ -233,4 +239,4 @@ def _release(text: str, q: Question, ask: Ask, say: Say) -> str:
 _PARSE: dict[str, Callable[[str, Question, Ask, Say], Any]] = {
     "cpu": _cpu, "client_cpu": _cpu, "sockets": _sockets, "client_sockets": _sockets,
     "disk": _disk, "nic": _nic, "client_nic": _nic, "pool": _pool, "ec": _ec,
-    "release": _release}
+    "release": _release, "hosts": _hosts}

@@ -41,7 +41,7 @@ PROFILE_READ = {"k", "m", "l", "c", "d", "plugin", "technique", "stripe_unit", "
 class Question:
     """A key fact the files did not give: asked with the guess as its default."""
 
-    key: str  #: cpu, sockets, client_cpu, disk, nic, pool, ec, release
+    key: str  #: cpu, sockets, client_cpu, disk, nic, pool, ec, release, hosts
     prompt: str
     default: str  #: shown, and taken on Enter (the guess the scenario holds without an answer)
     context: dict[str, Any] = field(default_factory=dict)  #: what the answer is checked against
@@ -66,21 +66,63 @@ def _num(s: str | None) -> float | None:
     return float(m.group(0)) if m else None
 
 
-def match_cpu(model: str) -> tuple[str | None, str]:
-    """The catalog id of the CPU ``model`` (as lscpu or osd metadata name it), and how."""
-    cpus = load_catalog().cpus
-    s = model.lower()
-    m = re.search(r"epyc\s+(\w+)", s)
-    if m and f"epyc-{m.group(1)}" in cpus:
-        return f"epyc-{m.group(1)}", "model number"
-    m = re.search(r"xeon\(r\)?\s*(?:cpu\s*)?(e\d)-(\d{4}\w?)\s*v(\d)", s)
-    if m and f"xeon-{m.group(1)}-{m.group(2)}v{m.group(3)}" in cpus:
-        return f"xeon-{m.group(1)}-{m.group(2)}v{m.group(3)}", "model number"
-    m = re.search(r"(?:platinum|gold|silver|bronze)\s+(\d{4}[\w+]*)", s)
+#: QEMU's names for the CPU models it offers a guest (target/i386/cpu.c, model_id):
+#: 'Intel Xeon E312xx (Sandy Bridge)', 'Intel Core Processor (Haswell)', 'Intel Xeon
+#: Processor (Cascadelake)', 'AMD EPYC-Rome Processor', 'QEMU Virtual CPU version 2.5+',
+#: 'Common KVM processor'; a guest given one sees no host CPU's own name
+QEMU_MODEL = re.compile(r"\bqemu\b|\bkvm\b|\d+xx\b|\bprocessor \(|^amd epyc(?:-\w+)? processor\b",
+                        re.I)
+
+
+def _model_numbers(s: str) -> list[tuple[str, str]]:
+    """Catalog ids a model string may name, each with how it was read, best first."""
+    s = s.lower().replace("(r)", " ").replace("(tm)", " ").replace("®", " ")
+    s = re.sub(r"\s+", " ", s)
+    out: list[tuple[str, str]] = []
+    m = re.search(r"epyc (?:processor )?(\d\w{2,4})\b", s)
     if m:
-        num = m.group(1).replace("+", "plus")
-        if f"xeon-{num}" in cpus:
-            return f"xeon-{num}", "model number"
+        num = m.group(1)
+        out.append((f"epyc-{num}", "model number"))
+        # a P part is the single-socket sale of the same die, clocks and cores as its
+        # sibling: the catalog carries one of the two
+        other = num[:-1] if num.endswith("p") else f"{num}p"
+        out.append((f"epyc-{other}", f"model number; the catalog has the {other.upper()}, the "
+                    f"{num.upper()}'s {'non-P' if num.endswith('p') else 'P'} sibling (a P part "
+                    "is the single-socket sale of the same cores and clocks)"))
+    m = re.search(r"xeon (?:cpu )?(e\d)-(\d{4})(\w?)(?: ?v(\d))?\b", s)
+    if m:
+        out.append((f"xeon-{m.group(1)}-{m.group(2)}{m.group(3)}"
+                    + (f"v{m.group(4)}" if m.group(4) else ""), "model number"))
+    m = re.search(r"xeon (?:cpu )?e-(\d{4}\w?)\b", s)
+    if m:
+        out.append((f"xeon-e-{m.group(1)}", "model number"))
+    m = re.search(r"(?:platinum|gold|silver|bronze) (\d{4}\w*\+?)", s)
+    if m:
+        out.append((f"xeon-{m.group(1).replace('+', 'plus')}", "model number"))
+    m = re.search(r"xeon (?:cpu )?(\d{4}[a-z])\b", s)  # Xeon 6: 'Intel(R) Xeon(R) 6960P'
+    if m:
+        out.append((f"xeon-{m.group(1)}", "model number"))
+    m = re.search(r"atom (?:cpu )?(c\d{4})\b", s)
+    if m:
+        out.append((f"atom-{m.group(1)}", "model number"))
+    m = re.search(r"ryzen (\d) (pro )?(\d{4}\w*)", s)
+    if m:
+        out.append((f"ryzen{m.group(1)}-{'pro-' if m.group(2) else ''}{m.group(3)}",
+                    "model number"))
+    return out
+
+
+def match_cpu(model: str) -> tuple[str | None, str]:
+    """The catalog id of the CPU ``model`` (as lscpu or osd metadata name it), and how:
+    by model number (an EPYC's P or non-P sibling when the catalog has only that one),
+    else by the closest catalog name.  A QEMU CPU model name matches nothing."""
+    cpus = load_catalog().cpus
+    if QEMU_MODEL.search(model.strip()):
+        return None, ""
+    for cid, how in _model_numbers(model):
+        if cid in cpus:
+            return cid, how
+    s = model.lower()
     names = {cid: c.name.lower() for cid, c in cpus.items()}
     best = difflib.get_close_matches(s, list(names.values()), n=1, cutoff=0.8)
     if best:
@@ -147,11 +189,25 @@ def build(got: Collected, answers: dict[str, Any] | None = None) -> Built:
     ceph = _ceph(got, meta, out, ans.get("release"))
 
     # ---- pool
+    partial = _partial(got)
+    hosts_answer = ans.get("hosts") if partial else None
+    if isinstance(hosts_answer, int):
+        n_hosts = hosts_answer
+        n.append(f"{n_hosts} OSD hosts (answered)")
     n_osds = n_hosts * per_host
-    pool = _pool(got, out, ans, n_osds)
+    # the pool's size is checked against the OSDs only where the files show them all
+    pool = _pool(got, out, ans, max(n_osds, 48) if partial else n_osds)
     if pool.get("type") == "erasure":
         n_hosts = _fit_chunks(pool, n_hosts, per_host, len(hosts), g)
     else:
+        need = (pool["size"] if pool.get("failure_domain", "host") == "host"
+                else math.ceil(pool["size"] / per_host))
+        if partial and hosts_answer is None and need > n_hosts:
+            g.append(f"the pool's {pool['size']} copies on distinct "
+                     f"{'hosts' if need == pool['size'] else 'OSDs'} need {need} hosts: modelled "
+                     f"{need} hosts like the {len(hosts) or 'no'} the files show")
+            n_hosts = need
+            n_osds = n_hosts * per_host
         if pool["size"] > n_osds:
             g.append(f"pool size {n_osds}: the {pool['size']} copies do not fit on {n_osds} "
                      "OSD(s)")
@@ -160,6 +216,14 @@ def build(got: Collected, answers: dict[str, Any] | None = None) -> Built:
             pool["failure_domain"] = "osd"
             g.append(f"failure domain osd: {n_hosts} host(s) cannot hold the pool's copies apart")
 
+    if partial and hosts_answer is None:
+        g.append(f"the files show only part of the cluster ({partial}), and no 'ceph osd tree "
+                 f"-f json': {n_hosts} OSD host(s) of {per_host} OSD(s) modelled; give the "
+                 "tree (every host and OSD) or answer how many hosts")
+        out.questions.append(Question(
+            "hosts", f"OSD hosts in the cluster (the files show {len(hosts)}: {partial})",
+            str(n_hosts)))
+
     # ---- the file
     host_group: dict[str, Any] = {"name": "osd", "count": n_hosts, "cpu": cpu_yaml}
     if sockets > 1:
@@ -167,11 +231,12 @@ def build(got: Collected, answers: dict[str, Any] | None = None) -> Built:
     if tuning:
         host_group["tuning"] = tuning
     host_group["nic"] = nic
-    hyper = got.cpu.get("Hypervisor vendor")
-    if hyper:
+    guest = _guest(got, cpu_name, got.source("lscpu") if got.cpu.get("Model name")
+                   else got.source("osd_metadata"))
+    if guest:
         host_group["vm"] = {}
-        g.append(f"the hosts are {hyper} virtual machines (lscpu): the vm defaults "
-                 "(host halt polling 200 us, no guest haltpoll, host at full clock)")
+        g.append(f"the hosts are virtual machines ({guest}): the vm defaults (host halt "
+                 "polling 200 us, no guest haltpoll, host at full clock)")
     host_group["osds"] = {"count": per_host, "disk": disk}
     client = _client(got, host_group, cpu_id, out, ans)
     g.append("one fio client host, librbd, 4 KiB random writes at queue depth 1")
@@ -192,7 +257,41 @@ def build(got: Collected, answers: dict[str, Any] | None = None) -> Built:
     return out
 
 
+def _partial(got: Collected) -> str | None:
+    """What shows that the files describe only some of the cluster's OSDs (None: nothing
+    does): one OSD's own metadata, or OSD ids beyond the number of OSDs given, with no
+    osd tree to list them all."""
+    if got.tree_hosts:
+        return None
+    if got.single_osd:
+        return ", ".join(f"{p.name} is one OSD's 'ceph osd metadata N'" for p in got.single_osd)
+    ids = [o["id"] for o in got.osds if isinstance(o.get("id"), int)]
+    if ids and max(ids) >= len(ids):
+        return f"metadata of {len(ids)} OSD(s) with ids up to {max(ids)}"
+    return None
+
+
+def _guest(got: Collected, name: str, name_from: str) -> str | None:
+    """Why the host is a virtual machine, from what the files say, or None."""
+    hyper = got.cpu.get("Hypervisor vendor")
+    if hyper:
+        return f"lscpu: Hypervisor vendor {hyper}"
+    if re.search(r"(?<![\w-])hypervisor(?![\w-])", got.cpu.get("Flags", "")):
+        return f"the CPU flags in {got.source('lscpu' if 'lscpu' in got.files else 'cpuinfo')} " \
+               "have 'hypervisor'"
+    if name and QEMU_MODEL.search(name):
+        return f"'{name}' ({name_from}) is a QEMU/KVM CPU model's name"
+    return None
+
+
 # ---------------------------------------------------------------- host hardware
+
+#: the lscpu fields each figure of an inline CPU comes from, and the figure's class guess
+FIGURE_FIELDS = (("cores", ("Core(s) per socket",), 16),
+                 ("threads per core", ("Thread(s) per core",), 2),
+                 ("highest clock", ("CPU max MHz", "CPU MHz"), 3000.0),
+                 ("lowest clock", ("CPU min MHz",), 1500.0))
+
 
 def _cpu_figures(got: Collected) -> dict[str, float]:
     """What lscpu says of the cores and clocks, or class guesses where it says nothing."""
@@ -201,6 +300,27 @@ def _cpu_figures(got: Collected) -> dict[str, float]:
             "threads_per_core": int(_num(got.cpu.get("Thread(s) per core")) or 2),
             "max_mhz": max_mhz,
             "min_mhz": _num(got.cpu.get("CPU min MHz")) or min(1500.0, max_mhz)}
+
+
+def _figures_origin(got: Collected) -> str:
+    """Where :func:`_cpu_figures` took each figure: lscpu's file (naming the field where it
+    is not the obvious one), or the class guess where lscpu is not among the files or
+    gives no figure (a guest's lscpu has no clock range, some give a 0 MHz minimum)."""
+    if "lscpu" not in got.files:
+        return "class defaults: no lscpu among the files"
+    read, guessed = [], []
+    for what, fields, _ in FIGURE_FIELDS:
+        hit = next((f for f in fields if _num(got.cpu.get(f))), None)
+        if hit is None:
+            guessed.append(what)
+        else:
+            read.append(what if hit == fields[0] else f"{what} (its '{hit}')")
+    src = got.source("lscpu")
+    if not guessed:
+        return f"from {src}"
+    if not read:
+        return f"class defaults: {src} gives none of them"
+    return f"{', '.join(read)} from {src}; {', '.join(guessed)} a class default (lscpu gives none)"
 
 
 def _cpu(name: str, got: Collected, out: Built, answer: Any, key: str,
@@ -217,7 +337,7 @@ def _cpu(name: str, got: Collected, out: Built, answer: Any, key: str,
     if isinstance(answer, dict):
         figures.update(answer)
     inline = _inline_cpu(name, got.cpu.get("Vendor ID", ""), figures, out.guesses, who,
-                         answered=isinstance(answer, dict))
+                         "the answers" if isinstance(answer, dict) else _figures_origin(got))
     if answer is None:
         out.questions.append(Question(
             key, f"{who or 'OSD hosts: '}CPU '{name or 'unknown'}' is not in the catalog: a "
@@ -402,10 +522,10 @@ def _client(got: Collected, osd_group: dict[str, Any], osd_cpu_id: str | None, o
         g.append(f"{who}MTU {own.nic['mtu']} (ip -j link): the network's one MTU is the OSD "
                  "hosts'")
     if own is not None and own.cpu:
-        hyper = own.cpu.get("Hypervisor vendor")
-        if hyper:
+        guest = _guest(own, own.cpu.get("Model name", ""), own.source("lscpu"))
+        if guest:
             client["vm"] = {}
-            g.append(f"{who}a {hyper} virtual machine (lscpu): the vm defaults")
+            g.append(f"{who}a virtual machine ({guest}): the vm defaults")
     elif "vm" in osd_group:
         client["vm"] = {}
     return client
@@ -627,7 +747,7 @@ def _gbit(nic: str) -> str:
 
 
 def _inline_cpu(name: str, vendor_id: str, f: dict[str, float], g: list[str], who: str,
-                answered: bool) -> dict[str, Any]:
+                origin: str) -> dict[str, Any]:
     vendor = ("intel" if "Intel" in vendor_id or "intel" in name.lower() else
               "amd" if "AMD" in vendor_id or "amd" in name.lower() else
               "arm" if "ARM" in vendor_id or "ampere" in name.lower() or "neoverse" in name.lower()
@@ -642,9 +762,9 @@ def _inline_cpu(name: str, vendor_id: str, f: dict[str, float], g: list[str], wh
              "broadwell": "intel-bdw", "skylake": "intel-skx",
              "cascadelake": "intel-skx"}.get(arch) or \
         {"intel": "intel-icx", "amd": "amd-acpi-c2-400"}.get(vendor, "amd-c1-only")
-    g.append(f"{who}CPU '{name or 'unknown'}': not in the catalog; written inline from "
-             f"{'the answers' if answered else 'lscpu'} ({_figures_text(f)}), with "
-             f"per_clock_speed 0.9 and the {table} idle states as class guesses"
+    g.append(f"{who}CPU '{name or 'unknown'}': not in the catalog; written inline with "
+             f"{_figures_text(f)} ({origin}), per_clock_speed 0.9 and the {table} idle "
+             "states as class guesses"
              + (f" (generation {arch} from its name)" if arch != "unknown" else ""))
     return {"name": name or "unknown CPU", "vendor": vendor, "microarch": arch,
             "cores": cores, "threads_per_core": min(2, max(1, tpc)),

@@ -37,6 +37,9 @@ REPEATABLE = ("osd_metadata", "ec_profile")
 #: the keys that tell an erasure-code profile (Luminous renamed ruleset-* to crush-*)
 PROFILE_KEYS = ("k", "m", "plugin", "technique", "crush-failure-domain", "ruleset-failure-domain",
                 "crush-root", "ruleset-root", "crush-device-class", "stripe_unit")
+#: the deepest a field of lscpu's terminal layout is indented (its sections nest two deep,
+#: two spaces a level); a line indented further continues the value above it
+LSCPU_MAX_INDENT = 8
 #: largest file read (a whole cluster's osd metadata is a few MB)
 MAX_BYTES = 32 * 1024**2
 
@@ -91,6 +94,8 @@ class Collected:
     rtt_ms: tuple[float, float, float] | None = None  #: ping min/avg/max
     ec_profiles: list[ECProfile] = field(default_factory=list)
     client: Collected | None = None  #: the client host's own outputs (client/), if given
+    #: files that showed one OSD's metadata alone ('ceph osd metadata N')
+    single_osd: list[Path] = field(default_factory=list)
 
     def source(self, kind: str) -> str:
         return str(self.files[kind]) if kind in self.files else "?"
@@ -132,7 +137,9 @@ def _json_kind(data: Any) -> str | None:
 
 
 def _text_kind(text: str) -> str | None:
-    if re.search(r"^Model name:", text, re.M) and re.search(r"^CPU\(s\):", text, re.M):
+    # lscpu's fields start the line when piped, or sit indented under their section
+    # (Model name under Vendor ID) at a terminal (util-linux 2.37 on)
+    if re.search(r"^\s*Model name:", text, re.M) and re.search(r"^\s*CPU\(s\):", text, re.M):
         return "lscpu"
     if re.search(r"^model name\s*:", text, re.M):
         return "cpuinfo"
@@ -159,8 +166,7 @@ def read_dir(path: Path) -> Collected:
     if not path.is_dir():
         raise CephsimError.single(f"{path}: not a directory (give the directory holding the "
                                   "collected command outputs)", path="--from")
-    files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
-    files = [p for p in files if p.name.upper() not in ("SOURCE.MD", "README.MD")]
+    files = [p for p in _listing(path) if p.name.upper() not in ("SOURCE.MD", "README.MD")]
     if not files:
         raise CephsimError.single(f"{path}: no files in it (expected outputs of "
                                   f"{', '.join(sorted(set(COMMANDS.values())))})", path="--from")
@@ -176,10 +182,19 @@ def read_dir(path: Path) -> Collected:
     return got
 
 
+def _listing(path: Path) -> list[Path]:
+    """The regular files of a directory, hidden ones left out, in name order."""
+    try:
+        return sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+    except OSError as e:
+        raise CephsimError.single(f"{path}: cannot list the directory: {e.strerror or e}",
+                                  path="--from") from None
+
+
 def _read_client(path: Path) -> Collected | None:
     """The client host's own outputs: only what describes one host (its CPU, power
     settings and NIC); the cluster's outputs belong in the main directory."""
-    files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+    files = _listing(path)
     if not files:
         return None
     got = Collected()
@@ -195,10 +210,13 @@ def _read_client(path: Path) -> Collected | None:
 
 def _read_file(p: Path, got: Collected) -> str:
     """Read one file into ``got``; its kind."""
-    if p.stat().st_size > MAX_BYTES:
-        raise CephsimError.single(f"larger than {MAX_BYTES // 1024**2} MiB: not a command output "
-                                  "cephsim init reads", file=str(p))
-    raw = p.read_bytes()
+    try:
+        if p.stat().st_size > MAX_BYTES:
+            raise CephsimError.single(f"larger than {MAX_BYTES // 1024**2} MiB: not a command "
+                                      "output cephsim init reads", file=str(p))
+        raw = p.read_bytes()
+    except OSError as e:
+        raise CephsimError.single(f"cannot read it: {e.strerror or e}", file=str(p)) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -241,6 +259,8 @@ def _read_file(p: Path, got: Collected) -> str:
 # ---------------------------------------------------------------- JSON outputs
 
 def _osd_metadata(data: list[dict[str, Any]] | dict[str, Any], got: Collected, p: Path) -> None:
+    if isinstance(data, dict):
+        got.single_osd.append(p)
     for i, o in enumerate([data] if isinstance(data, dict) else data):
         if "hostname" not in o:
             raise CephsimError.single(f"entry {i} has no hostname: not 'ceph osd metadata' "
@@ -300,9 +320,16 @@ def _ip_link(data: list[dict[str, Any]], got: Collected, p: Path) -> None:
 
 
 def _lscpu_json(data: dict[str, Any], got: Collected, p: Path) -> None:
-    for e in data["lscpu"]:
-        if isinstance(e, dict) and "field" in e:
-            got.cpu[str(e["field"]).rstrip(":")] = str(e.get("data", ""))
+    # util-linux before 2.37 writes a flat list; from 2.37 the terminal layout's tree, each
+    # section's fields under its "children" (Model name under Vendor ID, and so on)
+    def walk(entries: Any) -> None:
+        for e in entries if isinstance(entries, list) else []:
+            if isinstance(e, dict) and "field" in e:
+                got.cpu.setdefault(str(e["field"]).strip().rstrip(":"),
+                                   "" if e.get("data") is None else str(e["data"]).strip())
+                walk(e.get("children"))
+
+    walk(data["lscpu"])
 
 
 _JSON = {"osd_metadata": _osd_metadata, "osd_tree": _osd_tree, "pool_detail": _pool_detail,
@@ -322,13 +349,30 @@ def _colon_fields(text: str) -> dict[str, str]:
 
 
 def _lscpu(text: str, got: Collected, p: Path) -> None:
-    got.cpu.update(_colon_fields(text))
+    # flat (piped, or util-linux before 2.37) or the terminal's tree (fields indented at
+    # most two levels under their section); at a terminal a long value (Flags) wraps onto
+    # lines indented to the value column, which belong to the field before them
+    out: dict[str, str] = {}
+    last: str | None = None
+    for line in text.expandtabs().splitlines():
+        indent = len(line) - len(line.lstrip())
+        k, colon, v = line.partition(":")
+        if colon and k.strip() and indent <= LSCPU_MAX_INDENT:
+            last = k.strip() if k.strip() not in out else None  # the first one counts
+            if last is not None:
+                out[last] = v.strip()
+        elif last is not None and line.strip():
+            out[last] = f"{out[last]} {line.strip()}".strip()
+    for k, v in out.items():
+        got.cpu.setdefault(k, v)
 
 
 def _cpuinfo(text: str, got: Collected, p: Path) -> None:
     f = _colon_fields(text)
     got.cpu.setdefault("Model name", f.get("model name", ""))
     got.cpu.setdefault("Vendor ID", f.get("vendor_id", ""))
+    if f.get("flags"):
+        got.cpu.setdefault("Flags", f["flags"])
 
 
 def _freq_info(text: str, got: Collected, p: Path) -> None:
