@@ -218,8 +218,9 @@ def test_a_step_is_named_by_its_label_not_by_its_neighbours() -> None:
 
 def test_every_step_the_model_takes_is_in_the_vocabulary() -> None:
     """Replicated and EC writes and reads, the kernel client and librados, dm-crypt, cold
-    metadata, Nautilus's deferred writes and Reef's BlueFS log: every span of every traced
-    op carries a label from the one table, and every label of the table is used."""
+    metadata and metadata from the page cache, Nautilus's deferred writes and Reef's BlueFS
+    log: every span of every traced op carries a label from the one table, and every label of
+    the table is used."""
     from cephsim.model.runner import run_scenario
     from cephsim.model.steps import BACKGROUND, STEPS, UNLABELLED
     from cephsim.scenario.load import load_resolved
@@ -235,6 +236,8 @@ def test_every_step_the_model_takes_is_in_the_vocabulary() -> None:
          "workload.rw=randrw", *luks],
         ["pool={type: erasure, k: 2, m: 1, pg_num: 64}", "workload.rw=randrw",
          "workload.metadata_cache=cold"],
+        # a page cache that holds about 40 % of the blocks the OSD caches miss
+        ["workload.image_size=2TiB", "hosts.osd.memory=8GiB"],
     ]
     seen: set[int] = set()
     for ov in variants:

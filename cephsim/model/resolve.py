@@ -144,6 +144,10 @@ class HostConfig:
     crypt_sector: int = 0
     db_devices: int = 0  #: DB devices on the host, shared round-robin by its OSDs
     osds_per_device: int = 1  #: consecutive OSDs sharing one data drive
+    memory: int | None = None  #: the host's RAM (None: not given)
+    #: what the OSDs, the clients and the OS leave of it: the kernel's page cache for BlueFS
+    #: (:func:`page_cache_bytes`; 0 where memory is not given)
+    page_cache: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +182,10 @@ class MetaCache:
     write_shards: float  #: the same for a small write (its +/- max_blob_size window)
     meta_bytes: int  #: the onode cache's memory
     kv_bytes: int  #: the block cache's memory for onode blocks
+    #: BlueFS reads through the kernel's page cache (bluefs_buffered_io), and per host:
+    #: P(a get that missed the block cache finds its block in the page cache)
+    buffered_io: bool = False
+    page_hit: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,6 +331,102 @@ def meta_cache(release: str, media: str, target: int, fixed: int | None, objects
     return MetaCache(objects=objects, onodes=onodes, kv_objects=kv_objects, onode_hit=hit,
                      kv_hit=kv, read_shards=READ_SHARD_GETS, write_shards=WRITE_SHARD_GETS,
                      meta_bytes=meta, kv_bytes=kv_onode)
+
+
+#: bluefs_buffered_io's default by release (src/common/options.cc, from Quincy
+#: src/common/options/global.yaml.in).  Off since ceph/ceph PR #10766 (Aug 2016, so
+#: Luminous: PR #20542 turned it on in master in Feb 2018, after 12.2.0, and no Luminous
+#: backport of it is listed in the release notes searched); on from Mimic (#20542); off again
+#: in master by PR #34224 (March 2020: "after the OSD caused page cache growth due to rocksdb
+#: SST file reads, swap began to be aggressively invoked"), on again by PR #38044 (2020-2021:
+#: "a huge user-visible improvement in metadata intensive scenarios"), whose Pacific backport
+#: (PR #40391, March 2021) is in no changelog after 16.2.0 (16.2.1, 16.2.2): on from 16.2.0
+#: on (derived from the changelogs).  Quincy and later: on.
+BLUEFS_BUFFERED_IO = {"luminous": False, "mimic": True}
+#: ... and where the default flipped inside a release: (first point release, default from it),
+#: oldest first.  Nautilus: off from 14.2.10 (PR #34297, its changelog), on from 14.2.22 (PR
+#: #40393: "This release sets bluefs_buffered_io to true by default", v14.2.22's notes);
+#: Octopus: off from 15.2.2 (PR #34353, v15.2.2's changelog), on from 15.2.13 (PR #40392,
+#: v15.2.13's changelog).
+BLUEFS_BUFFERED_IO_POINTS: dict[str, tuple[tuple[tuple[int, int, int], bool], ...]] = {
+    "nautilus": (((14, 2, 0), True), ((14, 2, 10), False), ((14, 2, 22), True)),
+    "octopus": (((15, 2, 0), True), ((15, 2, 2), False), ((15, 2, 13), True)),
+}
+
+
+def bluefs_buffered_io_default(release: str, version: str | None) -> tuple[bool, str]:
+    """The release's (or the point release's) bluefs_buffered_io, and what decided it in
+    the header's words.  Without a version, where the default changed inside the release,
+    its last point releases' default (the one a cluster kept up to date runs)."""
+    points = BLUEFS_BUFFERED_IO_POINTS.get(release)
+    if points is None:
+        return BLUEFS_BUFFERED_IO.get(release, True), f"{release}'s default"
+    if version is None:
+        last = points[-1]
+        v = ".".join(map(str, last[0]))
+        return last[1], (f"{release}'s last default (from {v}; it changed inside the release: "
+                         "give ceph.version for a point release's)")
+    parts = _version_tuple(version)
+    value, since = points[0][1], points[0][0]
+    for start, on in points:
+        if parts is not None and parts >= start:
+            value, since = on, start
+    return value, f"{version}'s default (since {'.'.join(map(str, since))})"
+
+
+def _version_tuple(version: str) -> tuple[int, ...] | None:
+    try:
+        return tuple(int(p) for p in version.split(".")[:3])
+    except ValueError:
+        return None
+
+
+#: memory a host keeps for everything but the OSDs and the clients' jobs: the kernel's own
+#: (slab, page tables), systemd, sshd, the monitoring agents, the page cache of their files.
+#: Estimate: what `free` shows used on an idle storage host is 1-2 GiB; a co-located mon or
+#: mgr takes 1-2 GiB more (not counted).
+HOST_BASE_BYTES = 2 * 1024**3
+#: memory of one fio job of the client side on the host: fio, librbd with its cache
+#: (rbd_cache_size 32 MiB) and librados's buffers and threads.  Estimate.
+CLIENT_JOB_BYTES = 256 * 1024**2
+#: page cache one object's metadata takes once read through it: the object's ~4 KiB of SST
+#: blocks (KV_OBJECT_BYTES) are not page-aligned, so a random read of one brings in two 4 KiB
+#: pages (the kernel reads a small random read as is, no readahead).  Estimate.
+PAGE_OBJECT_BYTES = 8192
+
+
+def osd_rss(release: str, media: str, target: int, fixed: int | None) -> int:
+    """The memory one OSD holds: its osd_memory_target (the autotuner keeps the RSS there);
+    with a fixed cache (Luminous, Mimic, or bluestore_cache_size) that cache plus the
+    OSD's base (osd_memory_base), which is what the target is sized from."""
+    if release in STATIC_RELEASES or fixed is not None:
+        return (fixed if fixed is not None else STATIC_CACHE[media]) + MEMORY_BASE
+    return target
+
+
+def page_cache_bytes(memory: int | None, n_osds: int, rss: int, jobs: int) -> int:
+    """What a host's kernel may keep in its page cache: its memory less the OSDs' RSS, the
+    base and the clients' jobs on it (0 where the memory is not known, or is all taken)."""
+    if memory is None:
+        return 0
+    return max(0, memory - n_osds * rss - HOST_BASE_BYTES - jobs * CLIENT_JOB_BYTES)
+
+
+def page_cache_hit(m: MetaCache, per_osd: int, sequential: bool) -> float:
+    """P(a RocksDB get that missed the onode and block caches finds its block in the page
+    cache), one OSD's share ``per_osd`` of it against the objects it serves.  The page cache
+    holds every block BlueFS read most recently (the block cache's too: it is inclusive), so
+    as for the block cache (:func:`meta_cache`) it helps only beyond what the inner caches
+    hold; a sequential walk hits only where every object fits."""
+    if m.objects <= 0:
+        return 1.0
+    objects = per_osd // PAGE_OBJECT_BYTES
+    if sequential:
+        return 1.0 if m.objects <= objects else 0.0
+    inner = max(m.onodes, m.kv_objects)
+    if m.objects <= inner:
+        return 1.0
+    return max(0.0, min(1.0, (objects - inner) / (m.objects - inner)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -485,11 +589,8 @@ def write_mode(release: str, media: str, bs: int, version: str | None = None,
 
 
 def _older_than(version: str, ref: tuple[int, ...]) -> bool:
-    try:
-        parts = tuple(int(p) for p in version.split(".")[:3])
-    except ValueError:
-        return False
-    return parts < ref
+    parts = _version_tuple(version)
+    return parts is not None and parts < ref
 
 
 def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Resolved:
@@ -548,7 +649,8 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
                                     osd_cpu_limit=g.osd_cpu_limit if ids else None,
                                     osd_cpu_period=g.osd_cpu_period,
                                     db_devices=g.osds.db_devices if db is not None and g.osds else 0,
-                                    osds_per_device=g.osds.per_device if disk is not None and g.osds else 1))
+                                    osds_per_device=g.osds.per_device if disk is not None and g.osds else 1,
+                                    memory=g.memory))
             index += 1
 
     topo = scenario.network.topology
@@ -607,6 +709,11 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
     _check_cpu_speed(scenario, hosts, costs)
     _check_memory(scenario)
     dlevels = debug_levels(ceph.release, ceph.debug_logging == "off", ceph.debug)
+    clients = tuple(scenario.workload.clients or ())
+    if not clients:
+        free = [h.name for h in hosts if not h.osd_ids]
+        clients = (free[0],) if free else (hosts[0].name,)
+    hosts = _page_caches(scenario, hosts, clients, media)
     cephcfg = CephConfig(
         release=ceph.release, debug_logging=ceph.debug_logging,
         op_shards=ceph.op_shards or shards, threads_per_shard=ceph.op_threads_per_shard or threads,
@@ -623,15 +730,11 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
         read_cache_hit=1.0 if scenario.workload.image_state == "fresh" else
         read_cache_hit(scenario.workload.read_cache, ceph.osd_memory_target,
                        next_osd, scenario.workload.numjobs * scenario.workload.image_size),
-        meta=_meta_cache(scenario, media, next_osd),
+        meta=_meta_cache(scenario, media, next_osd, hosts),
         debug_lines=lines_per_stage(dlevels), debug_levels=dlevels,
         ec=_ec(scenario),
         **_wire(scenario))
 
-    clients = tuple(scenario.workload.clients or ())
-    if not clients:
-        free = [h.name for h in hosts if not h.osd_ids]
-        clients = (free[0],) if free else (hosts[0].name,)
     from cephsim.monitors.scenario import monitor_setup
 
     return Resolved(scenario=scenario, hosts=tuple(hosts), network=net, ceph=cephcfg,
@@ -670,10 +773,25 @@ def _ec(scenario: Scenario) -> EcConfig | None:
                     technique=pool.technique, optimized=pool.ec_optimizations)
 
 
-def _meta_cache(scenario: Scenario, media: str, n_osds: int) -> MetaCache | None:
+def _page_caches(scenario: Scenario, hosts: list[HostConfig], clients: tuple[str, ...],
+                 media: str) -> list[HostConfig]:
+    """Each host with the page cache its memory leaves (:func:`page_cache_bytes`): the
+    OSDs' RSS, the fio jobs it runs (jobs go to the clients round-robin) and the base."""
+    w, ceph = scenario.workload, scenario.ceph
+    rss = osd_rss(ceph.release, media, ceph.osd_memory_target, ceph.bluestore_cache_size)
+    jobs = [clients[j % len(clients)] for j in range(w.numjobs)]
+    return [replace(h, page_cache=page_cache_bytes(h.memory, len(h.osd_ids), rss,
+                                                   jobs.count(h.name)))
+            if h.memory is not None else h for h in hosts]
+
+
+def _meta_cache(scenario: Scenario, media: str, n_osds: int,
+                hosts: list[HostConfig]) -> MetaCache | None:
     """The metadata caches against this workload's objects; None when there is no OSD.
     A fresh image has no metadata to find: a write creates its object (RocksDB's bloom
-    filter answers the lookup without a read) and a read finds no object."""
+    filter answers the lookup without a read) and a read finds no object.  With BlueFS's
+    buffered reads, each host's page cache is shared by its OSDs' DB reads: an OSD's share
+    is the host's page cache over its OSDs."""
     w, ceph = scenario.workload, scenario.ceph
     if n_osds == 0:
         return None
@@ -689,8 +807,14 @@ def _meta_cache(scenario: Scenario, media: str, n_osds: int) -> MetaCache | None
     m = meta_cache(ceph.release, media, ceph.osd_memory_target, ceph.bluestore_cache_size,
                    objects, writes_only=w.rw in ("write", "randwrite"),
                    sequential=not w.rw.startswith("rand"))
-    if w.metadata_cache == "cold" and objects > 0:  # the first touch since the OSDs started
-        m = replace(m, onode_hit=0.0, kv_hit=0.0)
+    buffered = (ceph.bluefs_buffered_io if ceph.bluefs_buffered_io is not None else
+                bluefs_buffered_io_default(ceph.release, ceph.version)[0])
+    sequential = not w.rw.startswith("rand")
+    page = {h.name: page_cache_hit(m, h.page_cache // len(h.osd_ids), sequential)
+            if buffered else 0.0 for h in hosts if h.osd_ids}
+    m = replace(m, buffered_io=buffered, page_hit=page)
+    if w.metadata_cache == "cold" and objects > 0:  # the first touch since the hosts started
+        m = replace(m, onode_hit=0.0, kv_hit=0.0, page_hit=dict.fromkeys(page, 0.0))
     return m
 
 
@@ -878,6 +1002,8 @@ def resolved_dict(r: Resolved) -> dict[str, Any]:
                    **({"crypt_sector": h.crypt_sector} if h.crypt_sector else {}),
                    **({"osd_cpu_limit": h.osd_cpu_limit, "osd_cpu_period": h.osd_cpu_period}
                       if h.osd_cpu_limit is not None else {}),
+                   **({"memory": h.memory, "page_cache": h.page_cache}
+                      if h.memory is not None else {}),
                    "netem": model(h.netem), "leaf": h.leaf}
                   for h in r.hosts],
         "network": {"mtu": r.network.mtu, "kind": r.network.kind,

@@ -26,7 +26,7 @@ from cephsim.model.components.cluster import Cluster
 from cephsim.model.engine.draw import Jitter as _Jitter
 from cephsim.model.engine.draw import Sampler
 from cephsim.model.engine.kernel import Kernel
-from cephsim.model.resolve import Resolved, kernel_governor, resolve
+from cephsim.model.resolve import Resolved, bluefs_buffered_io_default, kernel_governor, resolve
 from cephsim.model.rng import Streams
 from cephsim.model.workload import Workload
 from cephsim.model.writepath import Op, Protocol
@@ -381,14 +381,29 @@ def _caches(cluster: Cluster, r: Resolved) -> dict[str, Any]:
     osds = cluster.osds.values()
     look = sum(o.meta_lookups for o in osds)
     gets = sum(o.kv_gets for o in osds)
+    kv, page = sum(o.kv_hits for o in osds), sum(o.page_hits for o in osds)
+    hits = sum(o.meta_hits for o in osds)
+    pc = {h.name: h.page_cache for h in r.hosts if h.osd_ids}
     return {"objects_per_osd": round(m.objects, 1), "onodes_cached": m.onodes,
             "onode_cache_bytes": m.meta_bytes, "block_cache_bytes": m.kv_bytes,
             "objects_in_block_cache": m.kv_objects,
             "onode_lookups": look,
-            "onode_hit_ratio": round(sum(o.meta_hits for o in osds) / look, 4) if look else 1.0,
+            "onode_hit_ratio": round(hits / look, 4) if look else 1.0,
             "rocksdb_gets": gets,
-            "block_cache_hit_ratio": round(sum(o.kv_hits for o in osds) / gets, 4) if gets else None,
-            "data_cache_hit_probability": r.ceph.read_cache_hit}
+            "block_cache_hit_ratio": round(kv / gets, 4) if gets else None,
+            "data_cache_hit_probability": r.ceph.read_cache_hit,
+            # the kernel's page cache under BlueFS: whether BlueFS reads through it, what the
+            # OSD hosts' memory leaves for it (least and most over the hosts), and where the
+            # run's metadata was found: lookups the onode cache served, then RocksDB gets
+            "bluefs_buffered_io": m.buffered_io,
+            "bluefs_buffered_io_given": r.scenario.ceph.bluefs_buffered_io is not None,
+            "bluefs_buffered_io_default": bluefs_buffered_io_default(
+                r.ceph.release, r.scenario.ceph.version)[1],
+            "memory_given": any(h.memory is not None for h in r.hosts if h.osd_ids),
+            "page_cache_bytes": [min(pc.values()), max(pc.values())] if pc else [0, 0],
+            "page_cache_hit_ratio": (round(page / (gets - kv), 4) if gets > kv else None),
+            "metadata_served": {"onode_cache": hits, "block_cache": kv, "page_cache": page,
+                                "device": gets - kv - page}}
 
 
 def _ports(cluster: Cluster) -> list[Any]:

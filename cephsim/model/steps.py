@@ -83,6 +83,7 @@ DATA_READ_DONE: Final = 75
 CRYPT_ENCRYPT: Final = 76
 CRYPT_SUBMIT: Final = 77
 CRYPT_DECRYPT: Final = 78
+META_PAGE_CACHE: Final = 79
 # --- erasure-coded pools
 EC_DO_OP: Final = 80
 EC_ENCODE: Final = 81
@@ -224,6 +225,9 @@ STEPS: Final[dict[int, Label]] = {
                      "BlueFS::_read"),
     META_READ_DONE: Label("osd", "op shard", "the metadata read completes and wakes the thread",
                           "BlueFS::_read"),
+    META_PAGE_CACHE: Label("osd", "op shard", "RocksDB block cache miss served from the kernel's "
+                           "page cache (buffered BlueFS read: a copy, no device I/O)",
+                           "BlueFS::_read_random (buffered pread)"),
     DATA_READ: Label("osd", "disk", "disk read: the data from its place on the device "
                      "(O_DIRECT)", "BlueStore::_do_read"),
     DATA_READ_DONE: Label("osd", "op shard", "read complete, builds the reply",

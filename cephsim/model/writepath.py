@@ -78,6 +78,7 @@ from cephsim.model.steps import (
     LOG_WRITE,
     META_GET,
     META_IO_SUBMIT,
+    META_PAGE_CACHE,
     META_READ,
     META_READ_DONE,
     NET_EC_SUBREAD,
@@ -331,6 +332,10 @@ class Protocol:
         self.meta = m if m is not None and m.onode_hit < 1.0 else None
         #: per OSD: onode cache hit, block cache hit, one more shard (read, write)
         self.meta_coins: dict[int, tuple[Coin, Coin, Coin, Coin]] = {}
+        #: per OSD: a block-cache miss found in the host's page cache (buffered BlueFS), on
+        #: its own stream (osdN.pagecache), opened only if the outcome is uncertain: with no
+        #: page cache the coin draws nothing and every other stream is as before
+        self.page_coins: dict[int, Coin] = {}
         if self.meta is not None:
             m = self.meta
             for o in cluster.osds.values():
@@ -338,6 +343,9 @@ class Protocol:
                 self.meta_coins[o.id] = (Coin(m.onode_hit, rng), Coin(m.kv_hit, rng),
                                          Coin(m.read_shards % 1.0, rng),
                                          Coin(m.write_shards % 1.0, rng))
+                p = m.page_hit.get(r.osd_host[o.id], 0.0)
+                self.page_coins[o.id] = Coin(
+                    p, cluster.streams.get(f"{o.name}.pagecache") if 0.0 < p < 1.0 else None)
 
     # ------------------------------------------------------------ helpers
     def msg(self, conn: str, nbytes: int) -> float:
@@ -379,9 +387,11 @@ class Protocol:
                   write: bool, attrs_only: bool = False) -> Generator[Any, Any, int]:
         """The op's object metadata, in thread ``th`` (which holds the PG lock): found in
         the onode cache, or loaded with one RocksDB get for the onode and one per extent-map
-        shard the I/O needs, each from the block cache or a 4 KiB read of the DB device
-        that the thread waits for (BlueFS reads synchronously).  ``attrs_only``: the object
-        context's attributes, which live in the onode (no shard; an EC primary's getattr).
+        shard the I/O needs, each from the block cache, or with buffered BlueFS reads
+        (bluefs_buffered_io) from the host's page cache (a copy), or else a 4 KiB read of
+        the DB device that the thread waits for (BlueFS reads synchronously).
+        ``attrs_only``: the object context's attributes, which live in the onode (no shard;
+        an EC primary's getattr).
         The object a job just touched stays cached, with what of it was loaded."""
         m = self.meta
         assert m is not None  # callers look only when metadata can miss
@@ -407,11 +417,17 @@ class Protocol:
             if (wfrac if write else rfrac).draw():
                 gets += 1
         k = self.k
+        page = self.page_coins[osd.id]
         for _ in range(gets):
             osd.kv_gets += 1
             t = th.run(t, self.kc("osd.meta_get"), acc, handoff=False, step=META_GET)  # goes on working
             if kv.draw():
                 osd.kv_hits += 1
+                continue
+            if page.draw():  # buffered BlueFS: the block is in RAM, pread copies it
+                osd.page_hits += 1
+                t = th.run(t, self.kc("kernel.pagecache_read"), acc, handoff=False,
+                           step=META_PAGE_CACHE)
                 continue
             if k.must_yield(t):
                 yield t

@@ -75,6 +75,9 @@ def _memory_target(v: int) -> int:
         raise ValueError(f"must be at least 896 MiB (Ceph's minimum), got {v / 1024**2:g} MiB")
     return v
 
+#: smallest host memory accepted (a host.memory under this is a typo: a unit left out)
+MIN_HOST_MEMORY = 256 * 1024**2
+
 #: smallest fixed BlueStore cache accepted: less holds a handful of onodes
 MIN_BLUESTORE_CACHE = 16 * 1024**2
 
@@ -297,6 +300,13 @@ class HostGroup(_M):
     site: str | None = Field(None, description="Site (data centre) of these hosts, one of "
             "`sites.names`; traffic to hosts at another site gets the inter-site link's delay. "
             "Required when `sites` is given.")
+    memory: Size | None = Field(None, ge=MIN_HOST_MEMORY, description="RAM of each host (MemTotal of "
+            "/proc/meminfo, `free -b`'s total), e.g. '256GiB'. What the OSDs' osd_memory_target, "
+            "the clients' fio jobs and a base for the OS leave of it is the kernel's page cache, "
+            "which serves RocksDB's block-cache misses when ceph.bluefs_buffered_io is on "
+            "(docs/model.md). null = not known: no page cache for BlueFS is assumed (the host has "
+            "just what the OSDs and the base need), which never flatters a cluster whose image "
+            "outgrows the OSDs' caches.")
 
 
 class LinkNetem(Netem):
@@ -659,6 +669,14 @@ class Ceph(_M):
         "(bluestore_cache_size_ssd/hdd); from Nautilus the autotuner under "
         "osd_memory_target.",
     )
+    bluefs_buffered_io: bool | None = Field(None, description="BlueFS reads RocksDB's files "
+            "through the kernel's page cache (true) or with O_DIRECT (false): with it on, a "
+            "block-cache miss may be served from the host's RAM (hosts' memory) instead of the DB "
+            "device. null = the release's default, which changed inside Nautilus and Octopus: "
+            "true in Mimic, 14.2.0-14.2.9, 14.2.22, 15.2.0-15.2.1, from 15.2.13 and from Pacific "
+            "on; false in Luminous, 14.2.10-14.2.21 and 15.2.2-15.2.12 (ceph.version picks the "
+            "point release; without it the release's last default, named as assumed in the "
+            "header).")
     wal_log_sync: bool | None = Field(None, description="Each RocksDB WAL fsync also writes and "
             "flushes BlueFS's own log, because the WAL file grew (one more write and flush per "
             "commit cycle). null = per release: no for luminous to octopus (their RocksDB recycles "
@@ -735,8 +753,9 @@ class Workload(_M):
     metadata_cache: Literal["steady", "cold"] = Field("steady", description=
             "State of the OSDs' metadata caches (onodes, RocksDB blocks). 'steady' (default): what "
             "the workload's own access pattern leaves in them (every object cached when they all "
-            "fit). 'cold': nothing cached, the first touch of every object since the OSDs started: "
-            "each I/O first reads its object's onode and extent-map shard from the DB device.")
+            "fit). 'cold': nothing cached, the first touch of every object since the hosts started "
+            "(the kernel's page cache empty too): each I/O first reads its object's onode and "
+            "extent-map shard from the DB device.")
     read_cache: Literal["cold", "warm"] = Field("cold", description="State of the OSDs' BlueStore "
             "buffer caches (bluestore_default_buffered_read is on) for reads. 'cold' (default): "
             "every read goes to the device, as on a first pass over freshly written data (writes "

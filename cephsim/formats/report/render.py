@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 from cephsim.formats.report.assumptions import assumptions, header_text
 from cephsim.formats.report.fio_json import dumps_fio_json
@@ -38,13 +38,39 @@ def cache_text(res: RunResult) -> str:
     else:
         meta = (f"onode cache hits {100 * c['onode_hit_ratio']:.1f} % "
                 f"({c['objects_per_osd']:,.0f} objects per OSD, {c['onodes_cached']:,} cached)")
-        if c["rocksdb_gets"]:
+        served = c.get("metadata_served") or {}
+        if c["rocksdb_gets"] and served.get("page_cache"):
+            gets = c["rocksdb_gets"]
+            meta += (f", RocksDB gets {100 * c['block_cache_hit_ratio']:.1f} % from the block "
+                     f"cache, {100 * served['page_cache'] / gets:.1f} % from the page cache, "
+                     f"{100 * served['device'] / gets:.1f} % read from the DB device")
+        elif c["rocksdb_gets"]:
             meta += (f", RocksDB gets {100 * c['block_cache_hit_ratio']:.1f} % from the block "
                      "cache, the rest read from the DB device")
     data = ""
     if res.scenario.workload.rw != "write" and res.scenario.workload.rw != "randwrite":
         data = f"; reads from the data cache {100 * c['data_cache_hit_probability']:.0f} %"
-    return f"cephsim: BlueStore caches: {meta}{data}\n"
+    return f"cephsim: BlueStore caches: {meta}{data}\n" + _bluefs_text(c)
+
+
+def _bluefs_text(c: dict[str, Any]) -> str:
+    """Whether BlueFS reads through the kernel's page cache, given or the release's default,
+    and what the OSD hosts' memory leaves it; only where a RocksDB get missed the block cache
+    (elsewhere it decides nothing)."""
+    served = c.get("metadata_served")
+    if not served or not served["page_cache"] + served["device"]:
+        return ""
+    on = ("on" if c["bluefs_buffered_io"] else
+          "off (O_DIRECT: every block-cache miss reads the device)")
+    why = "given" if c["bluefs_buffered_io_given"] else f"assumed: {c['bluefs_buffered_io_default']}"
+    text = f"cephsim: BlueFS: bluefs_buffered_io {on} ({why})"
+    if c["bluefs_buffered_io"]:
+        lo, hi = c["page_cache_bytes"]
+        size = f"{lo / 1024**3:.1f} GiB" + ("" if lo == hi else f" to {hi / 1024**3:.1f} GiB")
+        text += (f"; page cache the OSD hosts' memory leaves: {size} per host"
+                 if c["memory_given"] else
+                 "; no page cache assumed (the OSD hosts' memory not given: hosts.memory)")
+    return text + "\n"
 
 
 def render_run(res: RunResult, fmt: str, overrides: Sequence[str] = ()) -> str:

@@ -63,11 +63,13 @@ class OSD:
     crypt_sector: int = 0
     crypt_next: int = 0  #: round robin over the kcryptd workers
     #: metadata caches: lookups and onode-cache hits, RocksDB gets and block-cache hits,
+    #: the block-cache misses the kernel's page cache served (buffered BlueFS reads),
     #: and the object each job last touched here (it stays cached)
     meta_lookups: int = 0
     meta_hits: int = 0
     kv_gets: int = 0
     kv_hits: int = 0
+    page_hits: int = 0
     meta_last: dict = field(default_factory=dict)
 
     def threads(self) -> list[Thread]:

@@ -18,6 +18,7 @@ from ruamel.yaml import YAML
 from cephsim.catalog.load import load_catalog
 from cephsim.scenario.schema import EC_TECHNIQUES
 from cephsim.tools.init.collect import COMMANDS, Collected, ECProfile
+from cephsim.units import format_size
 
 RELEASES = {"12": "luminous", "13": "mimic", "14": "nautilus", "15": "octopus", "16": "pacific",
             "17": "quincy", "18": "reef", "19": "squid", "20": "tentacle"}
@@ -238,6 +239,11 @@ def build(got: Collected, answers: dict[str, Any] | None = None) -> Built:
         g.append(f"the hosts are virtual machines ({guest}): the vm defaults (host halt "
                  "polling 200 us, no guest haltpoll, host at full clock)")
     host_group["osds"] = {"count": per_host, "disk": disk}
+    if got.memory:  # what the OSDs leave of it is the page cache of buffered BlueFS reads
+        host_group["memory"] = format_size(got.memory)
+    else:
+        g.append("the OSD hosts' memory: not given (cat /proc/meminfo), so no page cache under "
+                 "BlueFS")
     client = _client(got, host_group, cpu_id, out, ans)
     g.append("one fio client host, librbd, 4 KiB random writes at queue depth 1")
     scenario = {
@@ -461,6 +467,9 @@ def _ceph(got: Collected, meta: dict[str, Any], out: Built, answer: Any) -> dict
     target = got.config.get("osd_memory_target")
     if target and target.isdigit():
         ceph["osd_memory_target"] = f"{int(target) // 1024**2}MiB"
+    buffered = got.config.get("bluefs_buffered_io", "").lower()
+    if buffered in ("true", "false"):
+        ceph["bluefs_buffered_io"] = buffered == "true"
     debug = {k.removeprefix("debug_"): v for k, v in got.config.items()
              if k in ("debug_osd", "debug_ms", "debug_bluestore", "debug_bluefs", "debug_bdev",
                       "debug_optracker")}

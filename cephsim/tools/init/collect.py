@@ -29,9 +29,11 @@ COMMANDS = {
     "nvme_list": "nvme list -o json",
     "ping": "ping",
     "ec_profile": "ceph osd erasure-code-profile get NAME -f json",
+    "meminfo": "cat /proc/meminfo (or free -b)",
 }
 #: the outputs that describe one host, not the cluster: the ones client/ may hold
-HOST_KINDS = ("lscpu", "cpuinfo", "freq_info", "idle_info", "ethtool", "ethtool_i", "ip_link")
+HOST_KINDS = ("lscpu", "cpuinfo", "freq_info", "idle_info", "ethtool", "ethtool_i", "ip_link",
+              "meminfo")
 #: kinds that may come in several files (one per OSD, one per profile)
 REPEATABLE = ("osd_metadata", "ec_profile")
 #: the keys that tell an erasure-code profile (Luminous renamed ruleset-* to crush-*)
@@ -92,6 +94,7 @@ class Collected:
     nic: dict[str, str] = field(default_factory=dict)  #: speed_mbps, driver, mtu
     nvme_models: list[str] = field(default_factory=list)
     rtt_ms: tuple[float, float, float] | None = None  #: ping min/avg/max
+    memory: int | None = None  #: the host's RAM in bytes (MemTotal)
     ec_profiles: list[ECProfile] = field(default_factory=list)
     client: Collected | None = None  #: the client host's own outputs (client/), if given
     #: files that showed one OSD's metadata alone ('ceph osd metadata N')
@@ -137,6 +140,9 @@ def _json_kind(data: Any) -> str | None:
 
 
 def _text_kind(text: str) -> str | None:
+    if re.search(r"^MemTotal:\s*\d+", text, re.M) or (
+            re.search(r"^\s+total\s+used\s+free", text, re.M) and re.search(r"^Mem:", text, re.M)):
+        return "meminfo"
     # lscpu's fields start the line when piped, or sit indented under their section
     # (Model name under Vendor ID) at a terminal (util-linux 2.37 on)
     if re.search(r"^\s*Model name:", text, re.M) and re.search(r"^\s*CPU\(s\):", text, re.M):
@@ -415,8 +421,30 @@ def _ping(text: str, got: Collected, p: Path) -> None:
             return
 
 
+#: the smallest plain `free` total read as bytes: free's default unit is KiB, and a KiB
+#: figure read as bytes would make a 256 GiB host 256 MiB; no OSD host has under 4 GiB
+MIN_FREE_BYTES = 4 * 1024**3
+
+
+def _meminfo(text: str, got: Collected, p: Path) -> None:
+    """The host's RAM: /proc/meminfo's MemTotal (kB, which the kernel means as KiB), or the
+    total of `free -b`'s Mem: line."""
+    m = re.search(r"^MemTotal:\s*(\d+)\s*kB", text, re.M)
+    if m:
+        got.memory = int(m.group(1)) * 1024
+        return
+    m = re.search(r"^Mem:\s+(\S+)", text, re.M)
+    total = m.group(1) if m else ""
+    line = text.count("\n", 0, m.start()) + 1 if m else None
+    if not total.isdigit() or int(total) < MIN_FREE_BYTES:
+        raise CephsimError.single(
+            f"Mem: total {total!r} is not a number of bytes (free's default unit is KiB, -h "
+            "rounds): give `free -b` or `cat /proc/meminfo`", file=str(p), line=line)
+    got.memory = int(total)
+
+
 _TEXT = {"lscpu": _lscpu, "cpuinfo": _cpuinfo, "freq_info": _freq_info, "idle_info": _idle_info,
-         "ethtool": _ethtool, "ethtool_i": _ethtool_i, "ping": _ping}
+         "ethtool": _ethtool, "ethtool_i": _ethtool_i, "ping": _ping, "meminfo": _meminfo}
 
 
 # ---------------------------------------------------------------- erasure-code profiles
