@@ -91,7 +91,7 @@ def run(scenario: ScenarioArg, seed: SeedOpt = None, set_: SetOpt = None,
             typer.echo(f"warning: {w}", err=True)
         with ProgressBar(progress_total(sc), f"simulating {sc.name}", quiet=quiet) as bar:
             res = run_scenario(sc, scenario_path=scenario, seed=seed, resolved=resolved,
-                               progress=bar.update)
+                               progress=bar.update, keep_ops=False)  # memory flat in run.ios
         emit(render_run(res, format.value, set_ or []), output)
     except CephsimError as e:
         fail(e)
