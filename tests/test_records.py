@@ -8,14 +8,13 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from conftest import ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cephsim.formats.report.fio_stats import DirectionStats, LatencySummary
 from cephsim.metrics import records
 from cephsim.metrics.records import Moments, Recorder
-
-from conftest import ROOT
 
 QS = ROOT / "scenarios" / "quickstart.yaml"
 
