@@ -21,6 +21,7 @@ def median():
     return explain(WIDO, SMALL, which="median", jobs=2)
 
 
+@pytest.mark.xdist_group("explain_median")  # one worker runs the explain once
 def test_steps_add_up_to_the_latency_exactly(median) -> None:
     ex = median
     steps = ex.steps
@@ -34,6 +35,7 @@ def test_steps_add_up_to_the_latency_exactly(median) -> None:
     assert sum(ex.mean_acc_sum) == ex.mean_lat_sum
 
 
+@pytest.mark.xdist_group("explain_median")  # one worker runs the explain once
 def test_the_story_of_a_replicated_write(median) -> None:
     kinds = [s.kind for s in median.steps]
     nets = [s for s in median.steps if s.kind == "net"]
@@ -50,6 +52,7 @@ def test_the_story_of_a_replicated_write(median) -> None:
         assert part in text, part
 
 
+@pytest.mark.xdist_group("explain_median")  # one worker runs the explain once
 def test_ablation_rows_are_real_simulations(median) -> None:
     rows = {r["variant"]: r for r in median.ablation}
     assert len(rows) == 7
@@ -330,6 +333,7 @@ def test_pick_reaches_both_ends_of_the_distribution():
             pick(lat, seqs, bad)
 
 
+@pytest.mark.xdist_group("explain_median")  # one worker runs the explain once
 def test_a_flush_is_named_for_what_the_device_does_with_it(median) -> None:
     """A PLP drive (wido-2019's PM983) is sent no FLUSH: its fdatasync is a system call, and
     the story says so; a consumer SATA SSD's fdatasync is a real cache flush."""

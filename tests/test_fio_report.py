@@ -19,16 +19,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cephsim.errors import CephsimError
-from cephsim.formats.report.fio_hist import (
-    BUCKET_VALUES,
-    DEFAULT_PERCENTILES,
-    FIO_IO_U_PLAT_NR,
-    HIST_MAX_EXACT_NS,
-    FioHistogram,
-    calc_percentiles,
-    plat_idx_to_val,
-    plat_val_to_idx,
-)
 from cephsim.formats.report.fio_json import (
     dumps_fio_json,
     fio_json,
@@ -52,6 +42,16 @@ from cephsim.formats.report.fio_text import (
     group_status,
     num2str,
     percentile_block,
+)
+from cephsim.metrics.fio_hist import (
+    BUCKET_VALUES,
+    DEFAULT_PERCENTILES,
+    FIO_IO_U_PLAT_NR,
+    HIST_MAX_EXACT_NS,
+    FioHistogram,
+    calc_percentiles,
+    plat_idx_to_val,
+    plat_val_to_idx,
 )
 
 HERE = Path(__file__).parent

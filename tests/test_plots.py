@@ -417,6 +417,7 @@ def mon_search():
     return sc.name, s.max_mon_rtt_ns(), found
 
 
+@pytest.mark.xdist_group("mon_search")  # one worker runs the search once
 def test_threshold_search_keeps_every_rtt_it_simulated(mon_search):
     _, _, found = mon_search
     rtts = [t.rtt_ns for t in found.tried]
@@ -428,6 +429,7 @@ def test_threshold_search_keeps_every_rtt_it_simulated(mon_search):
         assert (by[th.below_rtt_ns], by[th.above_rtt_ns]) == (th.from_state, th.to_state)
 
 
+@pytest.mark.xdist_group("mon_search")  # one worker runs the search once
 def test_mon_threshold_figure_log_rtt_axis_and_verdicts(mon_search):
     name, base, found = mon_search
     fig = plots.mon_threshold_figure(found, name, base)
@@ -469,6 +471,7 @@ def test_mon_threshold_cli_plot(tmp_path: Path, run_cli) -> None:
     assert r.exit_code == 2 and "--plot" in r.output and "Traceback" not in r.output
 
 
+@pytest.mark.xdist_group("mon_search")  # one worker runs the search once
 def test_every_figure_has_math_free_finite_limits(mon_search):
     """No figure is left with an autoscaled log axis (math.inf or a non-positive limit)."""
     name, base, found = mon_search

@@ -99,7 +99,9 @@ def run(scenario: ScenarioArg, seed: SeedOpt = None, set_: SetOpt = None,
             typer.echo(f"warning: {w}", err=True)
         with ProgressBar(progress_total(sc), f"simulating {sc.name}", quiet=quiet) as bar:
             res = run_scenario(sc, scenario_path=scenario, seed=seed, resolved=resolved,
-                               progress=bar.update)
+                               progress=bar.update,
+                               # every op is kept only for the page: memory flat in run.ios
+                               keep_ops=html is not None)
         text = render_run(res, format.value, set_ or [])
         if html is not None:  # the run's median op, traced (one more run, the same seed)
             from cephsim.tools.explain import explain

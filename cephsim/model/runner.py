@@ -138,11 +138,15 @@ def _watchdog(env: simpy.Environment, completed: Callable[[], int],
 def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
                  seed: int | None = None, resolved: Resolved | None = None,
                  trace_ops: set[int] | None = None,
-                 progress: Callable[[int], None] | None = None) -> RunResult:
+                 progress: Callable[[int], None] | None = None,
+                 keep_ops: bool = True) -> RunResult:
     """Simulate a scenario.  ``trace_ops``: op sequence numbers to trace span by span
     (``RunResult.records.traces``); tracing never changes the results.  ``progress`` is
     called now and then with the work done: measured I/Os (run.ios) or simulated ms
-    (run.runtime), out of :func:`progress_total`."""
+    (run.runtime), out of :func:`progress_total`.  ``keep_ops``: keep every measured op
+    (``RunResult.records.arrays()``); without it the run's memory does not grow with its
+    length (the reports read running statistics; a scenario with netem loss keeps them
+    anyway, for its warning's exact median and p99)."""
     r = resolved or resolve(scenario, scenario_path)
     run = scenario.run
     seed = run.seed if seed is None else seed
@@ -152,7 +156,15 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
     cluster = Cluster(r, streams)
     costs = r.ceph.costs
     proto = Protocol(cluster, kernel, _Jitter(costs.cpu_jitter_sigma, streams.get("cpu.jitter")))
-    rec = Recorder(keep_records=run.records)
+    from cephsim.monitors.wan import (
+        data_loss_sources,
+        loss_warnings,
+        monitor_warnings,
+        site_warnings,
+        window_warnings,
+    )
+
+    rec = Recorder(keep_records=run.records, keep_ops=keep_ops or bool(data_loss_sources(r)))
 
     ramp_ios, ramp_ns = run.ramp_ios, run.ramp_time
     target = run.ios
@@ -168,6 +180,7 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
             return False
         state["issued_done"] += 1
         if state["issued_done"] <= ramp_ios or op.submit < ramp_ns:
+            rec.skip(op.seq)
             return True
         if state["t_first"] is None:
             state["t_first"] = op.submit
@@ -240,8 +253,6 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
     if r.monitors is not None:  # the monitor cluster, simulated on its own (no data-path I/O)
         from cephsim.monitors import simulate_monitors
         mon_report = simulate_monitors(r.monitors.spec, r.monitors.net, seed)
-    from cephsim.monitors.wan import loss_warnings, monitor_warnings, site_warnings, window_warnings
-
     t_first = state["t_first"] or 0
     t_last = rec.last_complete()
     runtime = max(1, t_last - t_first)
@@ -483,10 +494,8 @@ def _warnings(rec: Recorder, r: Resolved, runtime: int) -> list[str]:
                  f"so IOPS and latency are biased low; measure at least {10 * in_flight} "
                  "(run.ios)")
     elif n:
-        a = rec.arrays()
-        lat = a["complete"] - a["submit"]
-        w += littles_law_warning(n, float(lat.mean()), runtime, in_flight,
-                                 float(lat.max()) / max(1.0, float(np.median(lat))))
+        w += littles_law_warning(n, rec.lat_mean(), runtime, in_flight,
+                                 lambda: float(rec.lat_max()) / max(1.0, rec.lat_median()))
     return w + config_warnings(r)
 
 
@@ -498,15 +507,17 @@ OUTLIER_SPREAD = 20.0
 
 
 def littles_law_warning(n: int, mean_ns: float, runtime_ns: int, in_flight: int,
-                        spread: float) -> list[str]:
+                        spread: float | Callable[[], float]) -> list[str]:
     """A closed loop keeps ``in_flight`` I/Os outstanding, so IOPS x mean latency (Little's
     law) comes out near it, or below it where the job's own thread is busy (fio's clock
     starts when the thread takes an I/O).  More than that, or less with a few I/Os far
     longer than the median (``spread``: longest / median), means such I/Os straddle the
-    ends of the measured window, and IOPS and latency do not describe the same run yet."""
+    ends of the measured window, and IOPS and latency do not describe the same run yet.
+    ``spread`` may be a function, called only where the occupancy is low."""
     occupancy = n * mean_ns / runtime_ns
     high = occupancy > in_flight * (1 + LITTLE_TOLERANCE)
-    low = occupancy < in_flight * (1 - LITTLE_TOLERANCE) and spread > OUTLIER_SPREAD
+    low = (occupancy < in_flight * (1 - LITTLE_TOLERANCE)
+           and (spread() if callable(spread) else spread) > OUTLIER_SPREAD)
     if not (high or low):
         return []
     return [f"IOPS x mean latency is {occupancy:.2f} I/Os, not the {in_flight} in flight: a few "

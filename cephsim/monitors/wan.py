@@ -32,7 +32,7 @@ STRETCH_DATA_RTT_NS = 10_000_000
 STRETCH_TIEBREAKER_RTT_NS = 100_000_000
 
 
-def _data_loss_sources(r: Any) -> list[str]:
+def data_loss_sources(r: Any) -> list[str]:
     out = []
     for h in r.hosts:
         if h.netem is not None and h.netem.loss > 0:
@@ -54,7 +54,7 @@ def rto_ops(lat_ns: np.ndarray) -> tuple[int, float]:
 def loss_warnings(rec: Any, r: Any, paths: dict) -> list[str]:
     """``paths``: the cluster's network paths, whose ``rtos`` and ``fast_recoveries``
     count what the network model charged (warm-up included)."""
-    src = _data_loss_sources(r)
+    src = data_loss_sources(r)
     if not src:
         return []
     a = rec.arrays()
@@ -160,8 +160,7 @@ def window_warnings(paths: dict, ios: int, rec: Any, tcp: Any) -> list[str]:
     total = sum(waits.values())
     if not ios or not total:
         return []  # the common case: no message ever waited, so the records are not read
-    a = rec.arrays()
-    mean_latency_ns = float((a["complete"] - a["submit"]).mean()) if a["complete"].size else 0.0
+    mean_latency_ns = rec.lat_mean()
     if mean_latency_ns <= 0:
         return []
     per_io = total / ios

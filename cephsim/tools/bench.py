@@ -56,7 +56,7 @@ def _run_one(ios: int, iodepth: int, clients: int) -> dict[str, Any]:
                 "run.records=false"]
         sc = load_scenario(p, sets)
         bare = bare_simpy_events_per_s()
-        res = run_scenario(sc, scenario_path=p)
+        res = run_scenario(sc, scenario_path=p, keep_ops=False)
     done = res.records.count() + sc.run.ramp_ios
     return {
         "scenario": sc.name, "ios": done, "ramp_ios": sc.run.ramp_ios, "iodepth": iodepth,

@@ -275,7 +275,7 @@ def latency_figure(lat_ns: Sequence[int] | np.ndarray, title: str,
     if lat.size == 0:
         raise CephsimError.single("no latencies to plot")
     if percentiles is None:
-        from cephsim.formats.report.fio_hist import FioHistogram
+        from cephsim.metrics.fio_hist import FioHistogram
 
         percentiles = FioHistogram.from_samples(lat).percentiles((50.0, 99.0, 99.9))
     us = np.sort(lat) / 1e3

@@ -221,7 +221,8 @@ def _run_task(task: Task) -> dict[str, Any]:
     if sc.run.records != task.records:  # statistics do not depend on it (records.py)
         r = r.with_run(records=task.records)
         sc = r.scenario
-    res = run_scenario(sc, scenario_path=task.scenario, seed=task.seed, resolved=r)
+    res = run_scenario(sc, scenario_path=task.scenario, seed=task.seed, resolved=r,
+                       keep_ops=task.records)  # a comparison's batch means read every op
     js = job_stats(res)
     direction = "write" if js.write is not None else "read"
     d = js.write if js.write is not None else js.read

@@ -38,7 +38,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from cephsim.errors import CephsimError
-from cephsim.formats.report.fio_hist import bins_from_counts, calc_percentiles
 from cephsim.formats.report.fio_stats import (
     DirectionStats,
     GroupDirStats,
@@ -49,6 +48,7 @@ from cephsim.formats.report.fio_stats import (
     group_run_stats,
 )
 from cephsim.formats.report.fio_text import ctime_utc
+from cephsim.metrics.fio_hist import bins_from_counts, calc_percentiles
 
 __all__ = ["MIXED_RW", "dumps_fio_json", "fio_json", "format_bs", "format_time", "job_options",
            "percentile_key", "report_time_ms", "source_date_epoch"]

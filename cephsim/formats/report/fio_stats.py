@@ -8,7 +8,7 @@ What each piece mirrors in fio (``stat.c`` unless noted):
   ``runtime`` in integer ms, ``bw_bytes = 1000 * io_bytes // runtime_ms``,
   ``bw = bw_bytes // 1024`` (KiB/s), ``iops = 1000.0 * total_ios / runtime_ms``
   (``add_ddir_status_json``), the clat (and lat) histogram
-  (:mod:`cephsim.formats.report.fio_hist`) and percentiles, and the
+  (:mod:`cephsim.metrics.fio_hist`) and percentiles, and the
   ``latency_ns/us/ms`` bucket counts of ``io_u_mark_latency`` (io_u.c), which
   fio fills from *completion* latency.
 * ``bw_*`` / ``iops_*`` interval statistics -- ``__add_samples``: every
@@ -32,11 +32,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 import numpy.typing as npt
 
-from cephsim.formats.report.fio_hist import DEFAULT_PERCENTILES, HIST_MAX_EXACT_NS, FioHistogram
+from cephsim.metrics.fio_hist import (
+    DEFAULT_PERCENTILES,
+    HIST_MAX_EXACT_NS,
+    LAT_M_EDGES,
+    LAT_N_EDGES,
+    LAT_U_EDGES,
+    FioHistogram,
+    latency_bucket_counts,
+)
+from cephsim.metrics.records import WINDOW_NS, DirectionSums, Moments
 
 __all__ = [
     "LAT_M_EDGES",
@@ -53,12 +63,6 @@ __all__ = [
     "latency_bucket_counts",
     "pool_runs",
 ]
-
-# Lower edges of the io_u_lat_n/u/m buckets (io_u.c: io_u_mark_lat_*), in the
-# bucket's own unit.  Labels ("2", "4", ..., ">=2000") are the *upper* bounds.
-LAT_N_EDGES = (0, 2, 4, 10, 20, 50, 100, 250, 500, 750)
-LAT_U_EDGES = LAT_N_EDGES
-LAT_M_EDGES = (0, 2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000)
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,23 @@ class LatencySummary:
         mean = float(f.mean())
         dev = float(np.sqrt(np.sum((f - mean) ** 2) / (n - 1))) if n > 1 else 0.0
         return cls(min=int(ns.min()), max=int(ns.max()), mean=mean, stddev=dev, n=n)
+
+    @classmethod
+    def from_moments(cls, m: Moments) -> LatencySummary:
+        """The same summary from a run's exact running sums (:class:`Moments`): the mean
+        is the sum over the count, the squared deviations from that mean are summed
+        exactly and rounded once, where :meth:`from_samples` rounds as it adds (numpy's
+        pairwise sum: the two agree to the last bit or two of the standard deviation)."""
+        n = m.n
+        if n == 0:
+            return cls()
+        mean = m.s1 / n
+        dev = 0.0
+        if n > 1:
+            p, q = float(mean).as_integer_ratio()  # sum (x - p/q)^2, exactly, over q^2
+            ss = Fraction(m.s2 * q * q - 2 * p * q * m.s1 + n * p * p, q * q)
+            dev = float(np.sqrt(np.float64(float(ss)) / (n - 1)))
+        return cls(min=m.lo, max=m.hi, mean=mean, stddev=dev, n=n)
 
     @classmethod
     def pooled(cls, parts: Sequence[LatencySummary]) -> LatencySummary:
@@ -147,22 +168,6 @@ def _ns_array(x: npt.ArrayLike | None, name: str) -> npt.NDArray[np.int64]:
     return a
 
 
-def latency_bucket_counts(
-    clat_ns: npt.NDArray[np.int64],
-) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
-    """``io_u_mark_latency`` (io_u.c): counts per nsec/usec/msec bucket."""
-    v = clat_ns
-    n_part = v[v < 1000]
-    u_part = v[(v >= 1000) & (v < 1_000_000)] // 1000
-    m_part = v[v >= 1_000_000] // 1_000_000
-
-    def count(vals: npt.NDArray[np.int64], edges: Sequence[int]) -> tuple[int, ...]:
-        idx = np.searchsorted(np.asarray(edges), vals, side="right") - 1
-        return tuple(int(c) for c in np.bincount(idx, minlength=len(edges)))
-
-    return count(n_part, LAT_N_EDGES), count(u_part, LAT_U_EDGES), count(m_part, LAT_M_EDGES)
-
-
 def _interval_rates(
     completion_ns: npt.NDArray[np.int64], bs_bytes: int, interval_ms: int, runtime_ns: int
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
@@ -178,7 +183,13 @@ def _interval_rates(
         z = np.zeros(0, dtype=np.int64)
         return z, z
     win = completion_ns[completion_ns >= 0] // width
-    ios = np.bincount(win[win < n_full], minlength=n_full).astype(np.int64)
+    return _window_rates(np.bincount(win[win < n_full], minlength=n_full), bs_bytes, interval_ms)
+
+
+def _window_rates(counts: npt.NDArray[np.int64], bs_bytes: int,
+                  interval_ms: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """(bw KiB/s, iops) of the windows' I/O counts, windows without I/O left out."""
+    ios = counts.astype(np.int64)
     ios = ios[ios > 0]  # fio: "No entries for interval" -> no sample
     bw = (ios * bs_bytes * 1000) // interval_ms // 1024
     iops = (ios * 1000) // interval_ms
@@ -264,6 +275,39 @@ class DirectionStats:
             lat_n=ln,
             lat_u=lu,
             lat_m=lm,
+            bw_stat=bw_stat,
+            iops_stat=iops_stat,
+        )
+
+    @classmethod
+    def from_sums(cls, d: DirectionSums, *, sync_io: bool, bs_bytes: int, runtime_ns: int,
+                  percentile_list: Sequence[float] = DEFAULT_PERCENTILES) -> DirectionStats:
+        """Build from a run's running statistics (:class:`DirectionSums`, fio's 500 ms
+        bandwidth windows): what :meth:`from_samples` gives for the same ops."""
+        if bs_bytes <= 0:
+            raise ValueError("bs_bytes must be > 0")
+        n_full = int(runtime_ns // WINDOW_NS)
+        bw_stat = iops_stat = None
+        if d.n and n_full:
+            counts = np.zeros(n_full, dtype=np.int64)
+            w = d.windows[:n_full]
+            counts[:w.size] = w
+            bw, iops = _window_rates(counts, bs_bytes, WINDOW_NS // 1_000_000)
+            bw_stat, iops_stat = IntervalSummary.from_rates(bw), IntervalSummary.from_rates(iops)
+        return cls(
+            slat=LatencySummary() if sync_io else LatencySummary.from_moments(d.slat),
+            clat=LatencySummary.from_moments(d.clat),
+            lat=LatencySummary.from_moments(d.lat),
+            bs_bytes=int(bs_bytes),
+            runtime_ns=int(runtime_ns),
+            total_ios=d.n,
+            io_bytes=d.n * int(bs_bytes),
+            clat_hist=FioHistogram(counts=d.clat_hist.counts.copy(), overflow=d.clat_hist.overflow),
+            lat_hist=FioHistogram(counts=d.lat_hist.counts.copy(), overflow=d.lat_hist.overflow),
+            percentile_list=tuple(float(p) for p in percentile_list),
+            lat_n=tuple(d.lat_n),
+            lat_u=tuple(d.lat_u),
+            lat_m=tuple(d.lat_m),
             bw_stat=bw_stat,
             iops_stat=iops_stat,
         )

@@ -34,7 +34,6 @@ import math
 import time
 from collections.abc import Sequence
 
-from cephsim.formats.report.fio_hist import calc_percentiles
 from cephsim.formats.report.fio_stats import (
     DirectionStats,
     GroupDirStats,
@@ -43,6 +42,7 @@ from cephsim.formats.report.fio_stats import (
     calc_dist,
     group_run_stats,
 )
+from cephsim.metrics.fio_hist import calc_percentiles
 
 __all__ = [
     "N2S_BIT",

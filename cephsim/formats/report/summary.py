@@ -31,17 +31,13 @@ from cephsim.model.runner import RunResult
 
 
 def job_stats(res: RunResult) -> JobStats:
-    a = res.records.arrays()
     w = res.scenario.workload
-    t0 = int(a["submit"].min()) if a["submit"].size else 0
     dirs: dict[str, DirectionStats | None] = {"read": None, "write": None}
-    for name, mask in (("write", a["is_write"]), ("read", ~a["is_write"])):
-        if not mask.any():
-            continue
-        submit, slat_end, done = a["submit"][mask], a["slat_end"][mask], a["complete"][mask]
-        dirs[name] = DirectionStats.from_samples(
-            None if w.sync_io else slat_end - submit, done - slat_end, done - submit, bs_bytes=w.bs,
-            runtime_ns=res.runtime_ns, completion_ns=done - t0)
+    for name, is_write in (("write", True), ("read", False)):
+        d = res.records.direction(is_write)
+        if d is not None:  # the running statistics give what fio computes from every op
+            dirs[name] = DirectionStats.from_sums(d, sync_io=w.sync_io, bs_bytes=w.bs,
+                                                  runtime_ns=res.runtime_ns)
     usr, sys_ = fio_cpu(res)
     return JobStats(jobname=res.scenario.name, rw=w.rw, bs=w.bs, iodepth=w.iodepth,
                     numjobs=w.numjobs, ioengine=w.fio_ioengine, runtime_ns=res.runtime_ns,
@@ -109,22 +105,35 @@ def fio_cpu(res: RunResult) -> tuple[float, float]:
 
 
 def breakdown(res: RunResult) -> dict[str, Any] | None:
-    a = res.records.arrays()
-    if "acc" not in a:
+    if not res.records.keep:
         return None
     out: dict[str, Any] = {}
-    for name, mask in (("write", a["is_write"]), ("read", ~a["is_write"])):
-        if not mask.any():
+    for name, is_write in (("write", True), ("read", False)):
+        d = res.records.direction(is_write)
+        if d is None:
             continue
-        acc = a["acc"][mask]
-        lat = (a["complete"] - a["submit"])[mask]
-        mean = acc.mean(axis=0)
-        cats = {c: round(float(mean[i]) / 1e3, 3) for i, c in enumerate(CATEGORIES)}
-        stages = tracker_intervals(a["ev"][mask], a["submit"][mask], a["complete"][mask],
-                                   name == "write", res.scenario.pool.size > 1)
-        out[name] = {"mean_latency_us": round(float(lat.mean()) / 1e3, 3),
-                     "critical_path_us": cats,
-                     "op_tracker_us": {k: _mean_us(v) for k, v in stages.items()}}
+        n = d.n
+        ev = d.ev
+
+        def mean_us(total: int, n: int = n) -> float:  # the mean over this direction's ops
+            return round(total / n / 1e3, 3)
+
+        cats = {c: round(d.acc[i] / n / 1e3, 3) for i, c in enumerate(CATEGORIES)}
+        stages = {"submit -> initiated": mean_us(ev[0] - d.submit),
+                  "initiated -> queued_for_pg": mean_us(ev[1] - ev[0]),
+                  "queued_for_pg -> reached_pg": mean_us(ev[2] - ev[1])}
+        if name == "write":
+            stages["reached_pg -> waiting for subops"] = mean_us(ev[4] - ev[2])
+            stages["waiting for subops -> op_commit"] = mean_us(ev[5] - ev[4])
+            if res.scenario.pool.size > 1:  # with one copy there are no replica replies
+                stages["waiting for subops -> sub_op_commit_rec "
+                       "(last)"] = mean_us(ev[6] - ev[4])
+            stages["last commit -> commit_sent"] = mean_us(ev[7] - d.ev_commit_last)
+        else:
+            stages["reached_pg -> commit_sent"] = mean_us(ev[7] - ev[2])
+        stages["commit_sent -> client completion"] = mean_us(d.complete - ev[7])
+        out[name] = {"mean_latency_us": round(d.lat.s1 / n / 1e3, 3),
+                     "critical_path_us": cats, "op_tracker_us": stages}
     return out
 
 

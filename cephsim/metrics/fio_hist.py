@@ -42,10 +42,14 @@ __all__ = [
     "FIO_IO_U_PLAT_NR",
     "FIO_IO_U_PLAT_VAL",
     "HIST_MAX_EXACT_NS",
+    "LAT_M_EDGES",
+    "LAT_N_EDGES",
+    "LAT_U_EDGES",
     "FioHistogram",
     "bins_from_counts",
     "calc_percentiles",
     "counts_from_bins",
+    "latency_bucket_counts",
     "plat_idx_to_val",
     "plat_val_to_idx",
 ]
@@ -226,3 +230,26 @@ class FioHistogram:
         return self.overflow == other.overflow and bool(np.array_equal(self.counts, other.counts))
 
     __hash__ = None  # type: ignore[assignment]
+
+
+# Lower edges of the io_u_lat_n/u/m buckets (io_u.c: io_u_mark_lat_*), in the
+# bucket's own unit.  Labels ("2", "4", ..., ">=2000") are the *upper* bounds.
+LAT_N_EDGES = (0, 2, 4, 10, 20, 50, 100, 250, 500, 750)
+LAT_U_EDGES = LAT_N_EDGES
+LAT_M_EDGES = (0, 2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000)
+
+
+def latency_bucket_counts(
+    clat_ns: npt.NDArray[np.int64],
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """``io_u_mark_latency`` (io_u.c): counts per nsec/usec/msec bucket."""
+    v = clat_ns
+    n_part = v[v < 1000]
+    u_part = v[(v >= 1000) & (v < 1_000_000)] // 1000
+    m_part = v[v >= 1_000_000] // 1_000_000
+
+    def count(vals: npt.NDArray[np.int64], edges: Sequence[int]) -> tuple[int, ...]:
+        idx = np.searchsorted(np.asarray(edges), vals, side="right") - 1
+        return tuple(int(c) for c in np.bincount(idx, minlength=len(edges)))
+
+    return count(n_part, LAT_N_EDGES), count(u_part, LAT_U_EDGES), count(m_part, LAT_M_EDGES)
