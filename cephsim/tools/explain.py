@@ -975,7 +975,7 @@ def latency_summary(lat_ns: Any, bins: int = 48, points: int = 201) -> dict[str,
     histogram's, as ``run`` reports them), the CDF at ``points`` quantiles and a histogram
     (logarithmic bins when the slowest op takes :data:`~cephsim.tools.stats.TAIL_SPAN`
     times the fastest or more, as the latency plot)."""
-    from cephsim.formats.report.fio_hist import DEFAULT_PERCENTILES, FioHistogram
+    from cephsim.metrics.fio_hist import DEFAULT_PERCENTILES, FioHistogram
     from cephsim.tools.stats import TAIL_SPAN
 
     lat = np.sort(np.asarray(lat_ns, dtype=np.int64))
