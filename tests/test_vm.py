@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from conftest import BASE, ROOT
 from hypothesis import HealthCheck, Phase, given, settings
@@ -39,7 +41,7 @@ def test_guest_states_by_hand():
 
 
 def run(text: str, overrides=(), seed=1):
-    p = ROOT / "tests" / "_vm_tmp.yaml"
+    p = ROOT / "tests" / f"_vm_tmp_{os.getpid()}.yaml"  # one per test worker
     p.write_text(text)
     try:
         return run_scenario(load_scenario(p, list(overrides)), scenario_path=p, seed=seed)
