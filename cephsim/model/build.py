@@ -12,10 +12,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-#: ``ceph.build`` values: upstream ``.deb`` (download.ceph.com), the distribution's own
-#: packages, RPMs, the upstream container images (cephadm, Rook), a source build, unknown
-BUILDS = ("upstream-deb", "distro", "rpm", "container", "source", "unknown")
-
 #: first point release whose upstream .deb builds pass the parent's flags to RocksDB
 #: ("cmake/modules/BuildRocksDB.cmake: inherit parent's CMAKE_CXX_FLAGS", PRs #55500,
 #: #55501, #55502 in the 16.2.15, 17.2.8 and 18.2.4 release notes); Squid (19.2.0,
