@@ -35,7 +35,7 @@ def test_shipped_cases_load() -> None:
     s = load_case(CASES / "seed001-balanced.yaml")
     assert [(t.stat, t.value) for t in s.targets] == [("iops", 259.0)]
     q = load_case(CASES / "mako-reef-qd128.yaml")
-    assert [(t.stat, t.value) for t in q.targets] == [("iops", 800_000.0)]
+    assert [(t.stat, t.value) for t in q.targets] == [("iops", 800_000.0), ("cpu.osd_host", 66.0)]
     assert q.skip_reason is None and q.direction == "write"
 
 
@@ -339,3 +339,42 @@ def test_errors_are_simulated_minus_measured_over_measured() -> None:
     text = cv_text([fold], [], [Param("scale", None)], FitOptions(seeds=1))
     assert "error (predicted - measured) / measured" in text
     assert "| lat.mean | 400 us | 300 us | -25.0% |" in text
+
+
+def test_osd_cpu_statistic_is_the_osds_cpu_summed_per_host(tmp_path: Path) -> None:
+    """cpu.osd_host: a plain number of logical CPUs, compared with the OSD daemons' CPU of
+    the run summed per OSD host (the run's cpu_cores, by hand), in fit reports as CPUs."""
+    scen = ROOT / "scenarios" / "quickstart.yaml"
+    c = load_case(_write(tmp_path, f"scenario: {scen}\nmeasurements:\n"
+                         "  - {values: {iops: 3000, cpu.osd_host: 0.5}, source: x}\n"))
+    assert [(t.stat, t.value, t.unit) for t in c.targets] == [("iops", 3000.0, "IOPS"),
+                                                              ("cpu.osd_host", 0.5, "CPUs")]
+    assert c.targets[1].sigma == 0.10
+    cm = prepare(c)
+    from cephsim.model.runner import run_scenario
+
+    sim = simulate(cm, {}, [1], 1000, exact=False)
+    r = cm.resolved.with_run(ios=1000, runtime=None)
+    res = run_scenario(r.scenario, scenario_path=scen, seed=1, resolved=r)
+    osds = res.cpu_cores["osds"]
+    hosts = set(res.resolved.osd_host.values())
+    assert len(hosts) == 3 and len(osds) == 3  # quickstart: three hosts of one OSD each
+    assert sim["cpu.osd_host"] == pytest.approx(sum(osds.values()) / 3)
+    assert 0.05 < sim["cpu.osd_host"] < 2.0
+    for bad, msg in (("'40'", "plain number of logical CPUs"), ("-3", "finite number > 0")):
+        with pytest.raises(CephsimError, match=msg):
+            load_case(_write(tmp_path, f"scenario: {scen}\nmeasurements:\n"
+                             f"  - {{values: {{cpu.osd_host: {bad}}}, source: x}}\n"))
+    fio = FIX / "fio" / "randrw_2jobs_normal.txt"
+    with pytest.raises(CephsimError, match="no value for cpu.osd_host"):
+        load_case(_write(tmp_path, f"scenario: {scen}\nmeasurements:\n"
+                         f"  - {{file: {fio}, source: x, stats: [cpu.osd_host]}}\n"))
+
+
+def test_the_vitastor_saturation_cases_carry_iops_and_osd_cpu() -> None:
+    for name, rw in (("vitastor-octopus-t8q64-write", "write"), ("vitastor-octopus-t8q64-read", "read"),
+                     ("vitastor-octopus-ec-t4q128-write", "write"),
+                     ("vitastor-octopus-ec-t8q64-read", "read")):
+        c = load_case(CASES / f"{name}.yaml")
+        assert c.corpus == "load" and c.cluster == "vitastor-octopus" and c.direction == rw
+        assert {t.stat for t in c.targets} == {"iops", "cpu.osd_host"} and c.skip_reason is None

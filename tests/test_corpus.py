@@ -184,7 +184,8 @@ def test_corpus_sigmas_are_the_documented_ones() -> None:
     doc = (ROOT / "docs" / "calibration.md").read_text()
     assert f"tau = {TAU:.2f}" in doc
     assert "15 % for a mean latency or IOPS, 25 % for a percentile" in doc
-    assert corpus.MODEL_SIGMA == {"mean": 0.15, "iops": 0.15, "pct": 0.25}
+    assert corpus.MODEL_SIGMA == {"mean": 0.15, "iops": 0.15, "pct": 0.25, "cpu": 0.25}
+    assert "25 % too for\n  the OSDs' CPU per host" in doc
 
 
 def test_a_release_ratio_ties_two_releases_and_leaves_with_its_cluster() -> None:

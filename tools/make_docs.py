@@ -83,6 +83,11 @@ LOAD = [
         "micron-9200-luminous-randwrite", (), "495k IOPS at 6.5 ms", "load"),
     Row("`rhcs32-allflash-luminous-randwrite.yaml`: Red Hat's 2019 tuned RHCS 3.2 cluster",
         "rhcs32-allflash-luminous-randwrite", (), "463k IOPS at 11 ms", "load"),
+    Row("Vitastor's Octopus cluster (`calibration/scenarios/vitastor-octopus-t8q64.yaml`): "
+        "8 jobs x qd 64, randwrite, size 2", "../calibration/scenarios/vitastor-octopus-t8q64", (),
+        "~100k IOPS, OSDs ~40 CPUs per host", "load"),
+    Row("the same, randread", "../calibration/scenarios/vitastor-octopus-t8q64",
+        ("workload.rw=randread",), "~480k IOPS, OSDs ~40 CPUs per host", "load"),
 ]
 
 
@@ -96,14 +101,16 @@ def _run(row: Row):  # noqa: ANN202 - a RunResult
 
 def _cell(row: Row) -> str:
     from cephsim.formats.report.summary import job_stats
+    from cephsim.tools.calibrate.objective import osd_cpu_per_host
 
-    js = job_stats(_run(row))
+    res = _run(row)
+    js = job_stats(res)
     if row.kind == "load":
         parts = []
         for name, d in (("read", js.read), ("write", js.write)):
             if d is not None and d.total_ios:
                 parts.append(f"{d.iops / 1e3:.1f}k {name} IOPS, mean {d.lat.mean / 1e6:.2f} ms")
-        return "; ".join(parts)
+        return "; ".join(parts) + f"; OSDs {osd_cpu_per_host(res):.1f} CPUs per host"
     d = js.write if js.write is not None else js.read
     pct = d.clat_percentiles
     return (f"IOPS {d.iops:.0f}, mean {d.lat.mean / 1e3:.0f} us, p50 {pct[50.0] / 1e3:.0f}, "

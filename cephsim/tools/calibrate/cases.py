@@ -14,17 +14,22 @@ from cephsim.errors import CephsimError
 from cephsim.formats.readers.common import finite_number
 from cephsim.units import format_duration, parse_duration_ns
 
-STAT_RE = re.compile(r"^(?:(lat|clat|slat)\.(mean|p\d+(?:\.\d+)?)|iops)$")
+STAT_RE = re.compile(r"^(?:(lat|clat|slat)\.(mean|p\d+(?:\.\d+)?)|iops|cpu\.osd_host)$")
+#: the OSD daemons' CPU use on a host with OSDs, in logical CPUs (top's %CPU / 100, summed
+#: over the host's OSD processes), averaged over the hosts with OSDs: what a source means
+#: by "total CPU usage by OSDs about 40 virtual cores on each node"
+CPU_STAT = "cpu.osd_host"
 
 #: default relative tolerance (1 sigma) per statistic kind: what a residual is divided by
 DEFAULT_SIGMA = {"mean": 0.02, "p50": 0.03, "p90": 0.04, "p95": 0.05, "p99": 0.08,
-                 "p99.5": 0.15, "p99.9": 0.25, "p99.95": 0.35, "p99.99": 0.5, "iops": 0.03}
+                 "p99.5": 0.15, "p99.9": 0.25, "p99.95": 0.35, "p99.99": 0.5, "iops": 0.03,
+                 "cpu": 0.10}
 
 
 def check_stat(name: str) -> str:
     if not STAT_RE.match(name):
         raise ValueError(f"unknown statistic {name!r}; use lat.mean, clat.mean, slat.mean, "
-                         "lat.pNN, clat.pNN (e.g. clat.p99.9) or iops")
+                         "lat.pNN, clat.pNN (e.g. clat.p99.9), iops or cpu.osd_host")
     p = stat_percentile(name)
     if p is not None and not 0.0 < p < 100.0:
         raise ValueError(f"a percentile is between 0 and 100 (exclusive), e.g. clat.p99.9; "
@@ -33,16 +38,23 @@ def check_stat(name: str) -> str:
 
 
 def stat_percentile(name: str) -> float | None:
-    """99.9 for ``clat.p99.9``; None for means and iops."""
-    if name == "iops":
+    """99.9 for ``clat.p99.9``; None for means, iops and cpu.osd_host."""
+    if name in ("iops", CPU_STAT):
         return None
     what = name.split(".", 1)[1]
     return float(what[1:]) if what.startswith("p") else None
 
 
+def unit_of(stat: str) -> str:
+    """The unit a statistic is shown in: IOPS, CPUs, or us (latencies, held in ns)."""
+    return {"iops": "IOPS", CPU_STAT: "CPUs"}.get(stat, "us")
+
+
 def default_sigma(name: str) -> float:
     if name == "iops":
         return DEFAULT_SIGMA["iops"]
+    if name == CPU_STAT:
+        return DEFAULT_SIGMA["cpu"]
     what = name.split(".", 1)[1]
     if what == "mean":
         return DEFAULT_SIGMA["mean"]
@@ -65,7 +77,7 @@ class Target:
 
     @property
     def unit(self) -> str:
-        return "IOPS" if self.stat == "iops" else "us"
+        return unit_of(self.stat)
 
 
 @dataclass
@@ -128,13 +140,15 @@ def _positive_number(v: Any) -> float | None:
 
 
 def _measured_value(stat: str, v: Any) -> float:
-    """A value under ``values:``: IOPS as a plain number, a latency with its unit; > 0."""
-    if stat == "iops":
+    """A value under ``values:``: IOPS and CPUs as plain numbers, a latency with its unit; > 0."""
+    if stat in ("iops", CPU_STAT):
+        what = ("iops is a plain number of I/Os per second (e.g. 2500)" if stat == "iops" else
+                f"{stat} is a plain number of logical CPUs busy (e.g. 40)")
         if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise ValueError(f"iops is a plain number of I/Os per second (e.g. 2500), got {v!r}")
+            raise ValueError(f"{what}, got {v!r}")
         f = _positive_number(v)
         if f is None:
-            raise ValueError(f"a measured iops must be a finite number > 0, got {v!r}")
+            raise ValueError(f"a measured {stat} must be a finite number > 0, got {v!r}")
         return f
     ns = parse_duration_ns(v)  # a UnitError (a ValueError) for a bad or overflowing unit
     if ns <= 0:
@@ -351,6 +365,8 @@ def _from_file(w: _Where, loc: tuple[Any, ...], base: Path, m: dict[str, Any], s
 def _fio_value(d: Any, stat: str) -> float | None:
     if stat == "iops":
         return d.iops
+    if stat == CPU_STAT:  # fio does not measure the OSDs
+        return None
     kind, what = stat.split(".", 1)
     if what == "mean":
         ls = getattr(d, kind)

@@ -21,7 +21,7 @@ import numpy as np
 
 from cephsim.errors import CephsimError
 from cephsim.scenario.schema import Release
-from cephsim.tools.calibrate.cases import Case
+from cephsim.tools.calibrate.cases import CPU_STAT, Case, unit_of
 
 RELEASES: tuple[str, ...] = get_args(Release)
 
@@ -32,14 +32,15 @@ TAU = 0.20
 #: Model error assumed per statistic kind (relative, 1 sigma): how far a calibrated model
 #: is expected to miss an unseen cluster, not the measurement's own noise.  Weighs the
 #: clusters against the prior; chosen before the fit (docs/calibration.md).
-MODEL_SIGMA = {"mean": 0.15, "iops": 0.15, "pct": 0.25}
+#: (cpu, the OSDs' CPU per host: no qd=1 case gives it; load cases are not fitted.)
+MODEL_SIGMA = {"mean": 0.15, "iops": 0.15, "pct": 0.25, "cpu": 0.25}
 #: ln(scale) offsets from the catalog's scale at which each case is simulated
 GRID = (-0.5, 0.0, 0.5)
 
 
 def stat_kind(stat: str) -> str:
-    if stat == "iops":
-        return "iops"
+    if stat in ("iops", CPU_STAT):
+        return "iops" if stat == "iops" else "cpu"
     return "mean" if stat.endswith(".mean") else "pct"
 
 
@@ -146,9 +147,10 @@ class Prediction:
         return 100.0 * (self.predicted - self.measured) / self.measured
 
     def to_dict(self) -> dict[str, Any]:
-        f = 1.0 if self.stat == "iops" else 1e-3
+        unit = unit_of(self.stat)
+        f = 1e-3 if unit == "us" else 1.0
         return {"case": self.case, "cluster": self.cluster, "release": self.release,
-                "stat": self.stat, "unit": "IOPS" if self.stat == "iops" else "us",
+                "stat": self.stat, "unit": unit,
                 "measured": self.measured * f, "predicted": round(self.predicted * f, 3),
                 "interval_68": [round(self.lo * f, 3), round(self.hi * f, 3)],
                 "error_percent": round(self.error, 2), "scale": round(self.scale, 4),
@@ -359,7 +361,8 @@ def cross_validate(cases: list[Case], seeds: list[int], ios: int, workers: int |
 # ------------------------------------------------------------------ report
 
 def _fmt(stat: str, v: float) -> str:
-    return f"{v:,.0f}" if stat == "iops" else f"{v / 1e3:,.0f} us"
+    unit = unit_of(stat)
+    return f"{v / 1e3:,.0f} us" if unit == "us" else f"{v:,.1f} CPUs" if unit == "CPUs" else f"{v:,.0f}"
 
 
 def summary_lines(v: Validation) -> list[str]:

@@ -33,8 +33,8 @@ class Fold:
         return {"left_out": self.left_out, "trained_on": self.trained_on, "parameters": self.params,
                 "not_fitted_catalog_value": self.unfitted,
                 "predictions": [{"stat": s, "unit": self.unit[s],
-                                 "measured": m if self.unit[s] == "IOPS" else m / 1e3,
-                                 "predicted": p if self.unit[s] == "IOPS" else p / 1e3,
+                                 "measured": m / 1e3 if self.unit[s] == "us" else m,
+                                 "predicted": p / 1e3 if self.unit[s] == "us" else p,
                                  "error_percent": round(e, 2)} for s, m, p, e in self.rows]}
 
 
@@ -81,7 +81,7 @@ def cv_text(folds: list[Fold], skipped: list[str], params: list[Param], opts: Fi
     for f in folds:
         for j, (s, m, p, e) in enumerate(f.rows):
             u = f.unit[s]
-            fm = (lambda v: f"{v:.0f}") if u == "IOPS" else (lambda v: f"{v / 1e3:.0f} us")
+            fm = (lambda v: f"{v / 1e3:.0f} us") if u == "us" else (lambda v: f"{v:.0f}")
             lines.append(f"| {f.left_out if j == 0 else ''} | {', '.join(f.trained_on) if j == 0 else ''} "
                          f"| {s} | {fm(m)} | {fm(p)} | {e:+.1f}% |")
     lines.append("")

@@ -84,7 +84,7 @@ class StatRow:
         return None if self.fitted is None else rel_error(self.fitted, self.measured)
 
     def to_dict(self) -> dict[str, Any]:
-        scale = 1.0 if self.unit == "IOPS" else 1e-3
+        scale = 1e-3 if self.unit == "us" else 1.0
         return {"case": self.case, "stat": self.stat, "unit": self.unit,
                 "measured": self.measured * scale,
                 "before": None if self.before is None else self.before * scale,
@@ -302,5 +302,5 @@ def fit_text(res: FitResult) -> str:
 
 
 def _fmt(v: float, unit: str) -> str:
-    return f"{v:.0f}" if unit == "IOPS" else f"{v / 1e3:.1f}"
+    return f"{v / 1e3:.1f}" if unit == "us" else f"{v:.1f}" if unit == "CPUs" else f"{v:.0f}"
 

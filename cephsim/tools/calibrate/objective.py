@@ -21,7 +21,7 @@ import numpy as np
 from cephsim.errors import CephsimError
 from cephsim.model.resolve import Resolved
 from cephsim.model.software import ReleaseCosts
-from cephsim.tools.calibrate.cases import Case, stat_percentile
+from cephsim.tools.calibrate.cases import CPU_STAT, Case, stat_percentile
 from cephsim.tools.calibrate.params import Param, set_values
 
 
@@ -72,7 +72,7 @@ def simulate(cm: CaseModel, values: dict[str, float], seeds: list[int], ios: int
     if ios is not None:
         r = r.with_run(ios=ios, runtime=None)
         sc = r.scenario
-    lat, clat, slat, iops = [], [], [], []
+    lat, clat, slat, iops, cpu = [], [], [], [], []
     results = []
     for s in seeds:
         res = run_scenario(sc, scenario_path=cm.case.scenario_path, seed=s, resolved=r)
@@ -84,6 +84,7 @@ def simulate(cm: CaseModel, values: dict[str, float], seeds: list[int], ios: int
         clat.append(done - se)
         slat.append(se - sub)
         iops.append(mask.sum() / (res.runtime_ns / 1e9))
+        cpu.append(osd_cpu_per_host(res))
     if not exact and len(seeds) == 1:
         return _fio_stats(cm, results[0])
     arrs = {"lat": np.concatenate(lat), "clat": np.concatenate(clat), "slat": np.concatenate(slat)}
@@ -91,6 +92,9 @@ def simulate(cm: CaseModel, values: dict[str, float], seeds: list[int], ios: int
     for t in cm.case.targets:
         if t.stat == "iops":
             out[t.stat] = float(np.mean(iops))
+            continue
+        if t.stat == CPU_STAT:
+            out[t.stat] = float(np.mean(cpu))
             continue
         kind = t.stat.split(".")[0]
         p = stat_percentile(t.stat)
@@ -102,6 +106,14 @@ def simulate(cm: CaseModel, values: dict[str, float], seeds: list[int], ios: int
     return out
 
 
+def osd_cpu_per_host(res: Any) -> float:
+    """The OSD daemons' CPU in a run (logical CPUs busy, as top shows it) summed per host,
+    averaged over the hosts with OSDs."""
+    per_osd = res.cpu_cores.get("osds") or {}
+    hosts = set(res.resolved.osd_host.values())
+    return sum(per_osd.values()) / len(hosts) if hosts else 0.0
+
+
 def _fio_stats(cm: CaseModel, res: Any) -> dict[str, float]:
     from cephsim.formats.report.summary import job_stats
 
@@ -111,6 +123,9 @@ def _fio_stats(cm: CaseModel, res: Any) -> dict[str, float]:
     for t in cm.case.targets:
         if t.stat == "iops":
             out[t.stat] = float(d.iops)
+            continue
+        if t.stat == CPU_STAT:
+            out[t.stat] = osd_cpu_per_host(res)
             continue
         kind = t.stat.split(".")[0]
         p = stat_percentile(t.stat)
