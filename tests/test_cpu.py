@@ -186,7 +186,9 @@ def test_a_run_that_overruns_the_gap_moves_the_booking_back() -> None:
 
 
 def test_a_core_sleeps_only_once_both_threads_are_idle() -> None:
-    cs = _smt(1)
+    # the state follows the idle period's length here (the ideal governor): what is tested is
+    # which period counts, not how a governor predicts it
+    cs = _smt(1, "hosts.osd.tuning.cpuidle_governor=ideal")
     deep = cs.penalties[-1]
     assert deep > 0
     a, b = Thread("a", cs, home=0, wakeup_kc=0.0), Thread("b", cs, home=1, wakeup_kc=0.0)
@@ -538,7 +540,8 @@ def test_an_untuned_hwp_cluster_loses_mostly_to_wakeups() -> None:
     """An Ice Lake Squid cluster under the kernel's defaults (intel_pstate powersave with
     HWP, every C-state) against the same cluster tuned (performance, C1): HWP keeps the
     clock of cores that keep working (its 5 ms loop), so the gap is the C6 wake-ups plus
-    HWP's ~11 %, not a clock pinned at the minimum (which made it 4x)."""
+    HWP's ~11 %, not a clock pinned at the minimum (which made it 4x).  The menu governor
+    puts many of the short sleeps inside a write in C6 too (an ideal governor: 1.9x)."""
     base = ["run.ios=3000", "run.records=true", "hosts.osd.cpu=xeon-6342",
             "hosts.client.cpu=xeon-6342", "ceph.release=squid"]
     untuned = [f"hosts.{g}.tuning.{k}={v}" for g in ("osd", "client")
@@ -551,7 +554,7 @@ def test_an_untuned_hwp_cluster_loses_mostly_to_wakeups() -> None:
         out[name] = (float((a["complete"] - a["submit"]).mean()),  # latency, wake-ups, GHz
                      float(a["acc"][:, 2].mean()), res.power["osd"]["mean_clock_ghz"])
     ratio = out["untuned"][0] / out["tuned"][0]
-    assert 1.5 < ratio < 2.5, out
+    assert 1.5 < ratio < 3.2, out
     gap = out["untuned"][0] - out["tuned"][0]
     assert out["untuned"][1] - out["tuned"][1] > 0.5 * gap, out  # wake-ups: most of the gap
     assert out["untuned"][2] > 0.6 * out["tuned"][2], out  # the clock is not at the floor

@@ -26,6 +26,9 @@ def test_default_levels_gather_nothing_from_nautilus_and_the_messenger_before():
     old = lines_per_stage(levels("luminous", False, {}))
     assert old["osd.msgr_recv"] == 3 and old["osd.reply_send"] == 3 and old["osd.do_op"] == 0
     assert all(n == 0 for n in lines_per_stage(levels("luminous", True, {})).values())
+    # the Nautilus change (PR #26936) reached users in 14.2.1 (backport PR #27197)
+    assert lines_per_stage(levels("nautilus", False, {}, "14.2.0"))["osd.msgr_recv"] == 3
+    assert lines_per_stage(levels("nautilus", False, {}, "14.2.1"))["osd.msgr_recv"] == 0
 
 
 @given(a=st.integers(0, 30), b=st.integers(0, 30), sub=st.sampled_from(sorted(DEFAULTS)))

@@ -6,19 +6,23 @@ A ``dout(n)`` line is formatted in the calling thread (into the in-memory ring) 
 below are the lines on the success path of one 4 KiB replicated overwrite and one read,
 by subsystem and level, read from the Reef 18.2.7 source (an estimate: +/- 15 % for osd
 and optracker, -15/+70 % for bluestore's level-20 lines, +/- 25 % for the messenger).
-At the default levels of Nautilus and later no success-path line is gathered; before
-Nautilus ``debug_ms`` gathered up to 5, three lines per message.
+At the default levels of Nautilus 14.2.1 and later no success-path line is gathered, on the
+OSDs or in librbd/librados (every line at or under a default gather level is off the write
+path; RocksDB logs only on memtable switches, flushes and compactions:
+calibration/research/logging-defaults.md); before, ``debug_ms`` gathered up to 5, three
+lines per message.
 """
 
 from __future__ import annotations
 
 #: subsystems whose lines the model counts, with their default log/gather levels
-#: (src/common/subsys.h, Reef 18.2.7; identical from Nautilus on)
+#: (src/common/subsys.h, Reef 18.2.7; identical from Nautilus 14.2.1 on)
 DEFAULTS: dict[str, tuple[int, int]] = {
     "osd": (1, 5), "optracker": (0, 5), "bluestore": (1, 5), "bluefs": (1, 5),
     "bdev": (1, 3), "ms": (0, 0), "throttle": (1, 1), "mclock": (1, 5)}
 #: releases before Nautilus gathered the messenger's lines up to level 5 (PR #26936
-#: set debug_ms to 0/0 for Nautilus)
+#: set debug_ms to 0/0 for Nautilus; its backport, PR #27197, landed in 14.2.1, so 14.2.0
+#: still gathered them)
 MS_BEFORE_NAUTILUS = (0, 5)
 PRE_NAUTILUS = {"luminous", "mimic"}
 
@@ -55,11 +59,13 @@ def parse_level(text: str) -> tuple[int, int]:
     return log, max(log, gather)  # Ceph gathers at least what it logs
 
 
-def levels(release: str, off: bool, overrides: dict[str, str]) -> dict[str, tuple[int, int]]:
-    """The log/gather levels of each counted subsystem: the release's defaults, all 0/0
-    with ``debug_logging: off``, then the scenario's own ``ceph.debug``."""
+def levels(release: str, off: bool, overrides: dict[str, str],
+           version: str | None = None) -> dict[str, tuple[int, int]]:
+    """The log/gather levels of each counted subsystem: the release's (and point
+    version's) defaults, all 0/0 with ``debug_logging: off``, then the scenario's own
+    ``ceph.debug``."""
     out = {s: (0, 0) for s in DEFAULTS} if off else dict(DEFAULTS)
-    if not off and release in PRE_NAUTILUS:
+    if not off and (release in PRE_NAUTILUS or version == "14.2.0"):
         out["ms"] = MS_BEFORE_NAUTILUS
     for s, v in overrides.items():
         out[s] = parse_level(v)

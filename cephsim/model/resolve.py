@@ -122,6 +122,10 @@ class CPUConfig:
     #: the clock ceiling with every core of a socket busy (0 or max_hz: no all-core drop)
     all_core_hz: float = 0.0
     cpufreq_driver: str = "acpi-cpufreq"  #: the kernel's cpufreq driver ('auto' resolved)
+    #: how an idle CPU's state is chosen: 'menu' (predicted from its past idle periods),
+    #: 'ideal' (from the period's real length), 'haltpoll' (a KVM guest: the states follow
+    #: each other as the idle time grows, so the real length decides, as for 'ideal')
+    idle_governor: str = "menu"
 
 
 @dataclass(frozen=True, slots=True)
@@ -548,7 +552,8 @@ def resolve_cpu(cpu: CPUModel, sockets: int, cstate_id: str | None, tuning: CPUT
                      governor=governor, max_hz=max_hz, min_hz=cpu.min_clock_hz,
                      threads_per_core=tpc, smt_yield=cpu.smt_yield if tpc > 1 else 1.0,
                      all_core_hz=all_core,
-                     cpufreq_driver=driver if vm is None else f"kvm guest (host {driver})")
+                     cpufreq_driver=driver if vm is None else f"kvm guest (host {driver})",
+                     idle_governor=tuning.cpuidle_governor if vm is None else "haltpoll")
 
 
 def profile_path(scenario: Scenario, scenario_path: str | Path | None) -> Path | None:
@@ -708,7 +713,7 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
     costs = release_costs(ceph.release, profile, ceph.software or None, build.scaled)
     _check_cpu_speed(scenario, hosts, costs)
     _check_memory(scenario)
-    dlevels = debug_levels(ceph.release, ceph.debug_logging == "off", ceph.debug)
+    dlevels = debug_levels(ceph.release, ceph.debug_logging == "off", ceph.debug, ceph.version)
     clients = tuple(scenario.workload.clients or ())
     if not clients:
         free = [h.name for h in hosts if not h.osd_ids]

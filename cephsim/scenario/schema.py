@@ -167,6 +167,13 @@ class CPUTuning(_M):
                             "set it when the host runs it). Under intel_pstate and amd-pstate-epp, "
                             "'powersave' is the dynamic default, not the minimum clock."
     )
+    cpuidle_governor: Literal["menu", "ideal"] = Field(
+        "menu", description="How each idle CPU's state is chosen. 'menu': the kernel's default "
+        "cpuidle governor (drivers/cpuidle/governors/menu.c), which predicts the idle time from "
+        "the CPU's recent idle periods when it goes idle, so it can choose a state too deep for a "
+        "short sleep or too shallow for a long one. 'ideal': a governor that knows each idle "
+        "period's length (the deepest state whose target residency fits it): a bound for "
+        "comparison, not a kernel governor. A KVM guest's vCPUs use haltpoll either way.")
 
     @field_validator("max_cstate", mode="before")
     @classmethod

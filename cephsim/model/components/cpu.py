@@ -49,6 +49,23 @@ PELT_HALF_LIFE_NS = 32_000_000
 PACKAGE_WINDOW_NS = 1_000_000
 
 
+#: The menu cpuidle governor (drivers/cpuidle/governors/menu.c, Linux 6.1; the kernel's
+#: default wherever it is built, rating 20 against teo's 19).  The scheduler tick: HZ=250
+#: (Debian's and most distributions' CONFIG_HZ), 4 ms.
+MENU_TICK_NS = 4_000_000
+#: menu's MAX_INTERESTING (50 ms).  Also the time to the next timer event the model takes
+#: for every idle CPU (an estimate: no timer wake-ups are modelled): the prediction from
+#: the correction factor is then a running mean of the idle periods, capped there.
+MENU_NEXT_TIMER_NS = 50_000_000
+#: menu_update(): "if (data->tick_wakeup && data->next_timer_ns > TICK_NSEC) measured_ns =
+#: 9 * MAX_INTERESTING / 10" (a tick ended the idle period: "the CPU could have been idle
+#: long (but not forever)")
+MENU_TICK_WAKE_NS = 45_000_000
+#: get_typical_interval(): the mean of the last 8 idle periods counts when "stddev <= 20
+#: us, variance <= 400 us^2" or "avg > 6*stddev"
+MENU_VARIANCE_NS2 = 400 * 1000 * 1000
+
+
 #: the idle states in which an Intel core still counts as active for the turbo ratio limits:
 #: "a core is considered 'active' if it is in the C0 or C1 state; cores in the C3 or C6
 #: state are considered 'inactive'" (Intel white paper 320354, Turbo Boost, 2008)
@@ -133,8 +150,8 @@ class Package:
 class Core:
     """One logical CPU (a hardware thread; the whole core when SMT is off)."""
 
-    __slots__ = ("busy_until", "freq_hz", "gap_end", "gap_start", "index", "owner", "package",
-                 "sibling", "util", "util_t", "win", "win_busy")
+    __slots__ = ("busy_until", "freq_hz", "gap_end", "gap_start", "index", "ivals", "iv_ptr",
+                 "owner", "package", "predicted", "sibling", "util", "util_t", "win", "win_busy")
 
     def __init__(self, index: int, freq_hz: float, package: Package) -> None:
         self.index = index
@@ -151,6 +168,11 @@ class Core:
         self.win_busy = 0
         self.util = 0.0
         self.util_t = 0
+        #: the menu governor's history: its last 8 idle periods (ns; 0 = none yet) and its
+        #: running-mean prediction, which starts at the next timer (correction factor 1)
+        self.ivals = [0] * 8
+        self.iv_ptr = 0
+        self.predicted = MENU_NEXT_TIMER_NS
 
 
 class CoreSet:
@@ -158,7 +180,8 @@ class CoreSet:
 
     __slots__ = ("cfg", "cores", "governor", "name", "per_clock", "residencies", "penalties",
                  "max_hz", "min_hz", "threads", "hits", "fixed_clock", "deepest_res",
-                 "deepest_pen", "deepest_hits", "n_physical", "smt", "smt_stretch", "packages")
+                 "deepest_pen", "deepest_hits", "n_physical", "smt", "smt_stretch", "packages",
+                 "exits", "menu")
 
     def __init__(self, name: str, cfg: CPUConfig, n_cores: int,
                  sockets: list[Package] | None = None, first: int = 0) -> None:
@@ -193,6 +216,9 @@ class CoreSet:
         # shallowest-first lists for the idle-state choice
         self.residencies = [s.target_residency_ns for s in cfg.cstates]
         self.penalties = [s.wake_penalty_ns for s in cfg.cstates]
+        self.exits = [s.exit_latency_ns for s in cfg.cstates]  #: declared, as the governor reads them
+        #: the menu governor chooses the states (else the idle period's real length does)
+        self.menu = cfg.idle_governor == "menu" and len(cfg.cstates) > 1
         self.hits = [0] * len(cfg.cstates)  #: wake-ups per state, except the deepest
         # Thread.run handles the common cases itself, with these (same values as the
         # general code): the ``f * per_clock`` product of a fixed-clock governor, and
@@ -232,13 +258,98 @@ class CoreSet:
 
     # ------------------------------------------------------------- idle states
     def wake_penalty(self, idle_ns: int) -> int:
-        """Penalty of waking a core that has been idle for ``idle_ns``."""
+        """Penalty of waking a core that has been idle for ``idle_ns``, in the state an ideal
+        governor picks: the deepest whose target residency fits the idle period."""
         res = self.residencies
         k = len(res) - 1
         while k > 0 and res[k] > idle_ns:
             k -= 1
         self.hits[k] += 1
         return self.penalties[k]
+
+    def menu_wake(self, core: Core, since: int, idle_ns: int) -> int:
+        """Penalty of waking ``core``, idle since ``since`` for ``idle_ns``, from the state the
+        menu governor chose when it went idle (menu_select), and what the period teaches
+        it (menu_update).  With the tick kept (a prediction under one tick) a tick inside
+        the period wakes the CPU and the governor chooses again."""
+        t0 = since
+        left = idle_ns
+        while True:
+            p = self._menu_predict(core)
+            k = self._menu_select(p)
+            if p >= MENU_TICK_NS:  # the tick is stopped: the CPU sleeps until woken
+                break
+            to_tick = MENU_TICK_NS - t0 % MENU_TICK_NS
+            res = self.residencies
+            while k > 0 and res[k] > to_tick:  # a state that fits before the tick
+                k -= 1
+            if left <= to_tick:
+                break
+            self._menu_update(core, MENU_TICK_WAKE_NS)  # the tick ended this period
+            t0 += to_tick
+            left -= to_tick
+        ex = self.exits[k]
+        self._menu_update(core, left - ex if left > 2 * ex else left // 2)
+        self.hits[k] += 1
+        return self.penalties[k]
+
+    @staticmethod
+    def _menu_predict(core: Core) -> int:
+        """menu's predicted idle time: its running mean, or the typical interval of the last
+        8 periods when they agree (get_typical_interval: at most the 2 largest dropped)."""
+        ivals = core.ivals
+        thresh = 1 << 62
+        while True:
+            total = 0
+            n = 0
+            top = 0
+            for v in ivals:
+                if v <= thresh:
+                    total += v
+                    n += 1
+                    if v > top:
+                        top = v
+            if top == 0:
+                return core.predicted
+            avg = total // n
+            var = 0
+            for v in ivals:
+                if v <= thresh:
+                    d = v - avg
+                    var += d * d
+            var //= n
+            if (avg * avg > 36 * var and 4 * n >= 24) or var <= MENU_VARIANCE_NS2:
+                return avg if avg < core.predicted else core.predicted
+            if 4 * n <= 24:
+                return core.predicted
+            thresh = top - 1
+
+    def _menu_select(self, predicted: int) -> int:
+        """The deepest state whose target residency and exit latency fit the prediction (the
+        exit latency limit: the prediction, with no task waiting on I/O on the CPU); the
+        first state being POLL, a physical state is used if its exit latency fits."""
+        res = self.residencies
+        exits = self.exits
+        k = 0
+        for i in range(1, len(res)):
+            if exits[i] > predicted:
+                break
+            if res[i] > predicted:
+                if i == 1 and res[0] == 0 and exits[0] == 0:  # POLL first: use C1 anyway
+                    k = 1
+                break
+            k = i
+        return k
+
+    @staticmethod
+    def _menu_update(core: Core, measured: int) -> None:
+        """The measured period (capped at the next timer) enters the running mean with
+        weight 1/8 (the correction factor's DECAY) and the ring of the last 8."""
+        if measured > MENU_NEXT_TIMER_NS:
+            measured = MENU_NEXT_TIMER_NS
+        core.predicted += (measured - core.predicted) // 8
+        core.ivals[core.iv_ptr] = measured
+        core.iv_ptr = (core.iv_ptr + 1) & 7
 
     # ------------------------------------------------------------- frequency
     def frequency(self, core: Core, t: int, thread: Thread) -> float:
@@ -462,7 +573,9 @@ class Thread:
                     busy = sib.busy_until  # the core slept only once both threads were idle
                 if busy < ready:  # else its other thread is running: the core is awake
                     idle = ready - busy
-                    if idle >= cs.deepest_res:
+                    if cs.menu:
+                        penalty = cs.menu_wake(core, busy, idle)
+                    elif idle >= cs.deepest_res:
                         cs.deepest_hits += 1
                         penalty = cs.deepest_pen
                     else:
