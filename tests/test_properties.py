@@ -84,6 +84,7 @@ def _delay_all(d_us: int) -> list[str]:
 
 @FEW
 @given(seed=SEEDS, delay_us=st.integers(min_value=1, max_value=400), size=st.sampled_from([1, 2, 3]))
+@example(seed=16645, delay_us=128, size=1)  # the case the menu governor made 80 ns short
 def test_netem_delay_adds_one_delay_per_message_to_every_op(seed, delay_us, size):
     """A write crosses 2 messages (size 1) or 4 (size >= 2) on its critical path.
 
@@ -92,9 +93,14 @@ def test_netem_delay_adds_one_delay_per_message_to_every_op(seed, delay_us, size
     CPU-jitter stream is consumed in event order (which differs between the
     replica branches when timing shifts) and background stalls fall on other
     ops.  With both off, each op must be slower by at least one delay per
-    message on its critical path (and nothing else gets faster).
+    message on its critical path (and nothing else gets faster).  A third is the
+    menu governor: it picks a CPU's idle state from its past idle periods, so the
+    delayed run can wake an op's thread from a shallower state than the undelayed
+    run's misprediction did (80 ns faster on seed 16645, 128 us, size 1).  The
+    'ideal' governor, which sees each period's length, keeps the comparison exact.
     """
-    base = ["run.ios=300", f"pool.size={size}", "ceph.tails=false", NO_JITTER]
+    base = ["run.ios=300", f"pool.size={size}", "ceph.tails=false", NO_JITTER,
+            "hosts.osd.tuning.cpuidle_governor=ideal", "hosts.client.tuning.cpuidle_governor=ideal"]
     l0 = lat(run(QUICKSTART, base, seed=seed))
     l1 = lat(run(QUICKSTART, base + _delay_all(delay_us), seed=seed))
     hops = 2 if size == 1 else 4
