@@ -115,7 +115,10 @@ def run(scenario: ScenarioArg, seed: SeedOpt = None, set_: SetOpt = None,
 
 @app.command()
 def validate(scenario: ScenarioArg, set_: SetOpt = None) -> None:
-    """Check a scenario (schema, units, catalog names, consistency) without running it."""
+    """Check a scenario (schema, units, catalog names, consistency, memory) and estimate what
+    its run will cost: the memory from the cluster's size and the I/Os in flight, the wall
+    time from two short pilot runs of it on this machine (a second or so; longer for a very
+    large cluster, which a pilot must build). The scenario's own run is not made."""
     try:
         from cephsim.scenario.load import load_resolved
         from cephsim.tools.sweep import block_axes, grid, validate_points
@@ -147,7 +150,10 @@ def validate(scenario: ScenarioArg, set_: SetOpt = None) -> None:
         typer.echo(f"a run needs about {est.memory_bytes / 2**20:.0f} MiB of memory and "
                    f"{format_wall(est.wall_s)} of wall time here (from a pilot of "
                    f"{est.pilot_ios} I/Os"
-                   + (f", {est.pilot_inflight} in flight: rougher" if est.rough else "")
+                   + (f", {est.pilot_inflight} in flight"
+                      if est.pilot_inflight < sc.workload.iodepth * sc.workload.numjobs else "")
+                   + (f" on a slice of {est.pilot_osds:,} OSDs" if est.pilot_osds else "")
+                   + (": rougher" if est.rough else "")
                    + ")" + (", per point" if points else ""))
     except CephsimError as e:
         fail(e)

@@ -600,6 +600,7 @@ def _older_than(version: str, ref: tuple[int, ...]) -> bool:
 
 def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Resolved:
     """Turn a validated scenario into the explicit model (raises CephsimError)."""
+    _check_memory(scenario)  # first: a cluster too large to simulate is refused before it is built
     hosts: list[HostConfig] = []
     osd_host: dict[int, str] = {}
     next_osd = 0
@@ -712,7 +713,6 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
     build = build_effect(ceph.build, ceph.release, ceph.version)
     costs = release_costs(ceph.release, profile, ceph.software or None, build.scaled)
     _check_cpu_speed(scenario, hosts, costs)
-    _check_memory(scenario)
     dlevels = debug_levels(ceph.release, ceph.debug_logging == "off", ceph.debug, ceph.version)
     clients = tuple(scenario.workload.clients or ())
     if not clients:
@@ -852,33 +852,64 @@ def _check_cpu_speed(scenario: Scenario, hosts: list[HostConfig], costs: Release
                                           else ".per_clock_speed"))
 
 
-#: what a run holds in memory, measured with `cephsim run` on the quickstart (peak RSS,
-#: /usr/bin/time): ~58 MB with a handful of I/Os in flight, ~99 MB at 4,096 and ~205 MB at
-#: 16,384 (8,000 and 32,768 I/Os recorded): ~9 KiB per I/O in flight (its process,
-#: events, buffers) and ~0.2 KiB per recorded I/O, on top of the interpreter and model
+#: what a run holds in memory, measured with `cephsim run -q` on the quickstart (peak RSS,
+#: /usr/bin/time, compiled build, 1,000 I/Os): ~65 MB for one OSD host; per I/O in flight
+#: ~9 KiB (its process, events, buffers: 99 MB at 4,096 in flight, 205 MB at 16,384 with
+#: 32,768 ops kept); per OSD ~180 KiB (its threads, queues, caches: 141 MB at 10 hosts x 24
+#: OSDs, 554 MB at 100 x 24); per host core ~16 KiB (240 one-OSD hosts of 16 cores: 201 MB);
+#: per OSD and PG of the pool ~16 bytes (100 x 24 OSDs: 554 MB at 128 PGs, 814 MB at 8,192);
+#: ~0.2 KiB per op kept for the library's per-op arrays
 MEMORY_BASE_BYTES = 64 * 1024**2
 MEMORY_PER_INFLIGHT = 9 * 1024
 MEMORY_PER_RECORD = 200
+MEMORY_PER_OSD = 180 * 1024
+MEMORY_PER_CORE = 16 * 1024
+MEMORY_PER_OSD_PG = 16
+
+
+def cluster_size(scenario: Scenario) -> tuple[int, int, int]:
+    """Hosts, OSDs and physical cores the scenario asks for, from its host groups alone."""
+    hosts = osds = cores = 0
+    for gi, g in enumerate(scenario.hosts):
+        hosts += g.count
+        osds += g.count * (g.osds.count if g.osds else 0)
+        cores += g.count * g.sockets * _pick("cpus", g.cpu, f"hosts.{gi}.cpu").cores
+    return hosts, osds, cores
 
 
 def memory_estimate(scenario: Scenario) -> int:
-    """Bytes a run of ``scenario`` needs, by the measured per-I/O costs above."""
+    """Bytes a run of ``scenario`` needs, by the measured costs above: the cluster it builds
+    (hosts' cores, OSDs, their PGs), the I/Os in flight and the ops kept."""
     w, run = scenario.workload, scenario.run
     inflight = w.iodepth * w.numjobs
     records = (run.ios or 0) + run.ramp_ios if run.records else 0
-    return MEMORY_BASE_BYTES + inflight * MEMORY_PER_INFLIGHT + records * MEMORY_PER_RECORD
+    _, osds, cores = cluster_size(scenario)
+    return (MEMORY_BASE_BYTES + inflight * MEMORY_PER_INFLIGHT + records * MEMORY_PER_RECORD
+            + osds * (MEMORY_PER_OSD + scenario.pool.pg_num * MEMORY_PER_OSD_PG)
+            + cores * MEMORY_PER_CORE)
 
 
 def _check_memory(scenario: Scenario) -> None:
     need = memory_estimate(scenario)
-    if need > scenario.run.max_memory:
-        w = scenario.workload
+    if need <= scenario.run.max_memory:
+        return
+    w = scenario.workload
+    hosts, osds, _ = cluster_size(scenario)
+    inflight = w.iodepth * w.numjobs
+    cluster = osds * (MEMORY_PER_OSD + scenario.pool.pg_num * MEMORY_PER_OSD_PG)
+    if cluster >= inflight * MEMORY_PER_INFLIGHT:  # say what weighs most, and what to lower
         raise CephsimError.single(
-            f"{w.iodepth} x {w.numjobs} = {w.iodepth * w.numjobs:,} I/Os in flight "
-            f"(and {scenario.run.ios or 0:,} I/Os recorded) need about {need / 2**30:.1f} GiB of "
-            f"memory, over run.max_memory {format_size(scenario.run.max_memory)}: lower "
-            "workload.iodepth or workload.numjobs (or run.ios), or raise run.max_memory",
-            path="workload.iodepth")
+            f"a cluster of {hosts:,} hosts and {osds:,} OSDs ({scenario.pool.pg_num:,} PGs) "
+            f"needs about {need / 2**30:.1f} GiB of memory to simulate, over run.max_memory "
+            f"{format_size(scenario.run.max_memory)}: model fewer hosts or OSDs (a slice of the "
+            "cluster with its per-OSD load gives the same latency), or raise run.max_memory",
+            path="hosts")
+    raise CephsimError.single(
+        f"{w.iodepth} x {w.numjobs} = {inflight:,} I/Os in flight "
+        f"(and {scenario.run.ios or 0:,} I/Os recorded) need about {need / 2**30:.1f} GiB of "
+        f"memory, over run.max_memory {format_size(scenario.run.max_memory)}: lower "
+        "workload.iodepth or workload.numjobs (or run.ios), or raise run.max_memory",
+        path="workload.iodepth")
 
 
 def _loss_source(scenario: Scenario, hosts: dict[str, HostConfig], a: str, b: str,

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import gc
 import heapq
+import os
 import platform
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,12 +28,18 @@ from cephsim.model.components.cluster import Cluster
 from cephsim.model.engine.draw import Jitter as _Jitter
 from cephsim.model.engine.draw import Sampler
 from cephsim.model.engine.kernel import Kernel
-from cephsim.model.resolve import Resolved, bluefs_buffered_io_default, kernel_governor, resolve
+from cephsim.model.resolve import (
+    Resolved,
+    bluefs_buffered_io_default,
+    kernel_governor,
+    memory_estimate,
+    resolve,
+)
 from cephsim.model.rng import Streams
 from cephsim.model.workload import Workload
 from cephsim.model.writepath import Op, Protocol
 from cephsim.scenario.schema import Scenario
-from cephsim.units import format_duration
+from cephsim.units import format_duration, format_size
 
 
 @dataclass
@@ -135,6 +143,36 @@ def _watchdog(env: simpy.Environment, completed: Callable[[], int],
         seen = now
 
 
+#: how often (in completed I/Os, warm-up included) a run compares the memory its process
+#: holds with run.max_memory; one reading is a system call of a few microseconds
+MEMORY_CHECK_EVERY = 4096
+
+
+def resident_bytes() -> int:
+    """The memory this process holds now (Linux: /proc/self/statm), else its peak so far
+    (getrusage), else 0 where neither exists."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError, AttributeError):
+        pass
+    try:
+        import resource
+    except ImportError:  # Windows
+        return 0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024  # bytes on macOS, KiB on Linux
+
+
+def _over_memory(scenario: Scenario, path: str | Path | None, held: int, done: int) -> CephsimError:
+    return CephsimError.single(
+        f"the run stopped after {done:,} I/Os: its process held {held / 2**20:,.0f} MiB of "
+        f"memory, over run.max_memory {format_size(scenario.run.max_memory)} (estimated "
+        f"{memory_estimate(scenario) / 2**20:,.0f} MiB before it started); nothing was written: "
+        "lower workload.iodepth, workload.numjobs or the cluster's size, or raise run.max_memory",
+        file=str(path) if path else None, path="run.max_memory")
+
+
 def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
                  seed: int | None = None, resolved: Resolved | None = None,
                  trace_ops: set[int] | None = None,
@@ -165,11 +203,16 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
     )
 
     rec = Recorder(keep_records=run.records, keep_ops=keep_ops or bool(data_loss_sources(r)))
+    budget = run.max_memory
+    held = resident_bytes()  # the cluster is built: the largest part of a big one's memory
+    if held > budget:
+        raise _over_memory(scenario, scenario_path, held, 0)
 
     ramp_ios, ramp_ns = run.ramp_ios, run.ramp_time
     target = run.ios
     horizon = None
-    state = {"issued_done": 0, "measured": 0, "t_first": None, "stop": False, "overrun": False}
+    state = {"issued_done": 0, "measured": 0, "t_first": None, "stop": False, "overrun": False,
+             "held": 0}
 
     def stop() -> None:
         state["stop"] = True
@@ -179,6 +222,12 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
         if state["stop"]:
             return False
         state["issued_done"] += 1
+        if not state["issued_done"] % MEMORY_CHECK_EVERY:  # the budget holds during the run too
+            now = resident_bytes()
+            if now > budget:
+                state["held"] = now
+                stop()
+                return False
         if state["issued_done"] <= ramp_ios or op.submit < ramp_ns:
             rec.skip(op.seq)
             return True
@@ -232,6 +281,8 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
     finally:
         gc.set_threshold(*gc_threshold)
     wall = time.perf_counter() - wall0
+    if state["held"]:
+        raise _over_memory(scenario, scenario_path, state["held"], state["issued_done"])
     if state["overrun"]:
         goal = (f"{target} measured I/Os" if target is not None
                 else f"{format_duration(run.runtime or 0)} of measured run time")

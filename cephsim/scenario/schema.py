@@ -840,9 +840,11 @@ class Run(_M):
     fast_path: bool = Field(True, description="Engine optimisation that runs causally-safe steps "
             "without a SimPy event; results are identical either way.")
     max_memory: Size = Field(8 * 1024**3, ge=64 * 1024**2, description=
-            "The most memory a run may need by the estimate made before it starts (I/Os in flight "
-            "and records kept); a scenario over it is refused at validate and run, naming what to "
-            "lower.  Raise it on a larger machine.")
+            "The most memory a run may use. Checked twice: before it starts, by an estimate from "
+            "the cluster's size (hosts' cores, OSDs and their PGs), the I/Os in flight and the ops "
+            "kept, so a scenario over it is refused at validate and run naming what to lower; and "
+            "during the run, against the memory its process holds (read every 4,096 I/Os), which "
+            "stops it with nothing written. Raise it on a larger machine.")
 
     @model_validator(mode="after")
     def _length(self) -> Run:
