@@ -14,6 +14,12 @@ Outcomes counted per command: exit 0, exit 2 with a located message (a file or -
 for a file error a line), exit 2 without a location, any other exit status, a Python
 exception (a traceback), and cases slower than --slow seconds.  The cases that are not
 clean are printed (and written to the report) so they can be turned into tests.
+
+A sample of the scenario mutations (--processes of them, spread over the run) is also run
+as separate processes, `python -m cephsim validate` and, where that accepts it, the
+200-I/O `run`, each with its own peak memory (the child's ru_maxrss) and wall time: an
+accepted input over --max-memory or --slow is a case that is not clean (an input the
+memory estimate let through but the machine could not hold, or a validate that hangs).
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ from __future__ import annotations
 import argparse
 import random
 import re
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -142,6 +150,77 @@ class Tally:
         return r.exit_code
 
 
+#: the child: cephsim's command line, which writes its own peak memory on the way out.
+#: /proc/self/status's VmHWM is the peak of the process's own memory; getrusage's and
+#: wait4's ru_maxrss would also count the parent's, which Linux carries across the exec
+CHILD = """
+import atexit, sys
+report, sys.argv = sys.argv[1], ["cephsim", *sys.argv[2:]]
+def peak():
+    try:
+        with open("/proc/self/status") as f:
+            kib = next(line.split()[1] for line in f if line.startswith("VmHWM:"))
+    except (OSError, StopIteration):
+        import resource
+        kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with open(report, "w") as f:
+        f.write(str(kib))
+atexit.register(peak)
+from cephsim.cli import main
+main()
+"""
+
+
+def in_process(args: list[str], log: Path) -> tuple[int, float, int]:
+    """Run cephsim ARGS as a child process: its exit status, wall seconds and peak resident
+    memory in bytes."""
+    report = log.with_suffix(".peak")
+    report.unlink(missing_ok=True)
+    t0 = time.monotonic()
+    with log.open("wb") as out:
+        code = subprocess.run([sys.executable, "-c", CHILD, str(report), *args], stdout=out,
+                              stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL).returncode
+    wall = time.monotonic() - t0
+    peak = int(report.read_text()) * 1024 if report.exists() else 0
+    return code, wall, peak
+
+
+class Processes:
+    """What the sampled cases cost as processes of their own."""
+
+    def __init__(self, max_memory: float, slow: float) -> None:
+        self.max_memory, self.slow = max_memory, slow
+        self.rows: list[tuple[str, int, float, int]] = []  # command, exit, wall s, bytes
+        self.bad: list[str] = []
+
+    def run(self, args: list[str], what: str, log: Path) -> int:
+        code, wall, peak = in_process(args, log)
+        self.rows.append((args[0], code, wall, peak))
+        if code not in (0, 2):
+            self.bad.append(f"{args[0]} as a process, exit {code}: {what}: "
+                            f"{log.read_text(errors='replace').strip()[-200:]}")
+        elif code == 0 and (peak > self.max_memory or wall > self.slow):
+            self.bad.append(f"{args[0]} as a process, accepted but {peak / 2**20:,.0f} MiB and "
+                            f"{wall:.1f} s: {what}")
+        return code
+
+    def lines(self) -> list[str]:
+        if not self.rows:
+            return []
+        out = ["", f"Sampled cases run as processes ({len(self.rows)}): peak memory and wall "
+               "time per command (accepted and refused inputs together).", "",
+               "| command | cases | exit 0 | median MiB | largest MiB | median s | longest s |",
+               "|---|---|---|---|---|---|---|"]
+        for cmd in sorted({r[0] for r in self.rows}):
+            rs = [r for r in self.rows if r[0] == cmd]
+            mib = [r[3] / 2**20 for r in rs]
+            sec = [r[2] for r in rs]
+            out.append(f"| {cmd} | {len(rs)} | {sum(1 for r in rs if r[1] == 0)} | "
+                       f"{statistics.median(mib):.0f} | {max(mib):.0f} | "
+                       f"{statistics.median(sec):.1f} | {max(sec):.1f} |")
+        return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scenarios", type=int, default=500)
@@ -149,10 +228,16 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--slow", type=float, default=60.0)
     ap.add_argument("--report", type=Path, default=None)
+    ap.add_argument("--processes", type=int, default=50,
+                    help="scenario mutations also run as separate processes (default 50)")
+    ap.add_argument("--max-memory", type=float, default=2.0,
+                    help="GiB an accepted input's process may hold (default 2)")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     runner = CliRunner()
     tally = Tally(args.slow)
+    procs = Processes(args.max_memory * 2**30, args.slow)
+    every = max(1, args.scenarios // args.processes) if args.processes > 0 else 0
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
@@ -162,9 +247,14 @@ def main() -> int:
             p.write_bytes(mutate_yaml(src.read_text(), rng))
             what = f"{src.name} mutation {n} (seed {args.seed})"
             code = tally.invoke(runner, ["validate", str(p)], what)
+            run_args = ["run", str(p), "--set", "run.ios=200", "--set", "run.ramp_ios=0", "-q",
+                        "-o", str(d / "out.txt")]
             if code == 0 and n % 10 == 0:
-                tally.invoke(runner, ["run", str(p), "--set", "run.ios=200", "--set",
-                                      "run.ramp_ios=0", "-q", "-o", str(d / "out.txt")], what)
+                tally.invoke(runner, run_args, what)
+            if every and n % every == 0 and len(procs.rows) < 2 * args.processes:
+                log = d / "child.log"
+                if procs.run(["validate", str(p)], what, log) == 0:
+                    procs.run(run_args, what, log)
         for n in range(args.files):
             src, other = rng.choice(FIXTURES), rng.choice(FIXTURES)
             p = d / f"m{n}{src.suffix}"
@@ -176,17 +266,19 @@ def main() -> int:
     wall = time.monotonic() - t0
     lines = [f"# Robustness: {args.scenarios} scenario and {args.files} measurement-file mutations",
              "", f"`python tools/fuzz.py --scenarios {args.scenarios} --files {args.files} "
-             f"--seed {args.seed}` ({wall:.0f} s).", "",
+             f"--seed {args.seed} --processes {args.processes}` ({wall:.0f} s).", "",
              "| command | outcome | cases |", "|---|---|---|"]
     for (cmd, kind), c in sorted(tally.counts.items()):
         lines.append(f"| {cmd} | {kind} | {c} |")
-    lines += ["", f"Cases that are not clean ({len(tally.bad)}):", ""]
-    lines += [f"- {b}" for b in tally.bad[:200]] or ["- none"]
+    lines += procs.lines()
+    bad = tally.bad + procs.bad
+    lines += ["", f"Cases that are not clean ({len(bad)}):", ""]
+    lines += [f"- {b}" for b in bad[:200]] or ["- none"]
     text = "\n".join(lines) + "\n"
     print(text)
     if args.report:
         args.report.write_text(text)
-    return 1 if tally.bad else 0
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":
