@@ -44,7 +44,7 @@ def _block(text: str, group: str) -> tuple[str, str]:
             break
         body.append(ln)
     given, _, assumed = " ".join(" ".join(body).split()).partition("assumed:")
-    return given, assumed
+    return given[given.find("given:"):] if "given:" in given else "", assumed  # past the runs line
 
 
 def _setting(a: dict, field: str) -> dict:
@@ -90,8 +90,9 @@ def test_a_governor_given_and_one_left_out(tmp_path):
     assert "tuning" not in given
     assert "tuning.governor schedutil (auto: acpi-cpufreq's default)" in assumed
     assert "tuning.max_cstate C2 (every idle state of the table)" in assumed
-    assert "osd (3 hosts): acpi-cpufreq / schedutil; idle states (exit latency) POLL 0, C1 1us, " \
-           "C2 400us" in " ".join(t.split())
+    # each state's declared exit latency, then the wake-up the model charges (catalog figures)
+    assert "osd (3 hosts): acpi-cpufreq / schedutil; idle states (exit latency/charged) POLL 0/0, " \
+           "C1 1us/80ns, C2 400us/5.5us" in " ".join(t.split())
 
 
 def test_intel_defaults_name_the_driver_and_whether_the_processor_picks_the_clock(tmp_path):
@@ -262,7 +263,8 @@ def test_compare_text_marks_what_differs_and_lists_what_is_the_same(tmp_path):
     rows = {" ".join(ln.split()[1:3]): ln for ln in t.splitlines() if ln.lstrip().startswith("*")}
     assert "performance (given)" in rows["osd: tuning.governor"]
     assert "schedutil (assumed" in rows["osd: tuning.governor"]
-    assert "POLL 0, C1 1us, C2 400us" in rows["osd: idle"]
+    assert "POLL 0/0, C1 1us/80ns, C2" in rows["osd: idle"]  # the cell wraps: 400us/5.5us below
+    assert "400us/5.5us" in t.split(rows["osd: idle"], 1)[1].splitlines()[1]
     assert "osd: cpu" not in rows and "client: tuning.governor" not in rows
     same = " ".join(t.split("The same on every side:")[1].split())
     assert "osd: cpu epyc-7313p (given)" in same and "client: tuning.governor schedutil" in same

@@ -328,15 +328,26 @@ def _governor(p: dict[str, Any]) -> str:
     return f"{name} ({meaning})" if meaning else name
 
 
+def _state(s: dict[str, Any]) -> str:
+    """'C2 400us/5.5us': the exit latency the kernel declares (what its governor weighs), then
+    the wake-up the model charges (the catalog's measured or derived figure), where known."""
+    charged = s.get("wake_penalty_ns")  # a result file written before it lists only the first
+    return s["name"] + " " + _ns(s["exit_latency_ns"]) + (
+        "" if charged is None else "/" + _ns(charged))
+
+
+IDLE_HEAD = "idle states (exit latency/charged)"
+
+
 def idle_text(states: list[dict[str, Any]]) -> str:
-    return ", ".join(f"{s['name']} {_ns(s['exit_latency_ns'])}" for s in states)
+    return ", ".join(_state(s) for s in states)
 
 
 def _runs(head: str, p: dict[str, Any], clock: float | None, width: int) -> list[str]:
     """'osd (3 hosts): acpi-cpufreq / performance; idle states ...; work ran at ...'."""
-    states = [f"{s['name']} {_ns(s['exit_latency_ns'])}," for s in p["idle_states"]]
+    states = [_state(s) + "," for s in p["idle_states"]]
     if states:
-        states[0] = "idle states (exit latency) " + states[0]
+        states[0] = IDLE_HEAD + " " + states[0]
         states[-1] = states[-1][:-1] + (";" if clock else "")
     else:  # no idle state at all (a hand-edited result file): say so
         states = ["no idle states" + (";" if clock else "")]
@@ -492,7 +503,7 @@ def rows(a: dict[str, Any]) -> dict[str, tuple[str, Any, bool]]:
         run = f"{g['cpufreq_driver']} / {_governor(g)}"
         out[f"{label}: runs"] = (run, run, True)
         idle = idle_text(g["idle_states"])
-        out[f"{label}: idle states (exit latency)"] = (idle, g["idle_states"], True)
+        out[f"{label}: {IDLE_HEAD}"] = (idle, g["idle_states"], True)
         for s in g["settings"]:
             out[f"{label}: {s['field'].removeprefix(prefix)}"] = (_cell(s), s["value"], True)
 
