@@ -238,3 +238,43 @@ def test_a_named_ratio_file_that_is_missing_is_an_error(tmp_path: Path) -> None:
     r = runner.invoke(app, ["accuracy", *map(str, files), "--ratios", str(tmp_path / "nope.yaml"),
                             "--seeds", "1", "--ios", "200", "-q"])
     assert r.exit_code == 2 and "no such release-ratio file" in r.output
+
+
+# ------------------------------------------------------------------ estimated model error
+
+
+def _pred(cluster: str, stat: str, measured: float, predicted: float):
+    from cephsim.tools.calibrate.corpus import Prediction
+
+    return Prediction(f"{cluster}-case", cluster, "reef", stat, measured, predicted,
+                      predicted, predicted, 1.0, [])
+
+
+def test_the_model_error_is_estimated_without_the_left_out_cluster_and_robustly():
+    """By hand: clusters a, b, c miss their means by x e^0.1, x e^-0.2 and x e^2 (a gross
+    miss).  For a: the median over b and c of their median |ln| = (0.2 + 2) / 2 = 1.1, over
+    0.6745; for c: the median of a and b, 0.15 / 0.6745 = 0.222, so c's miss is outside its
+    interval and does not size it."""
+    import math
+
+    from cephsim.tools.calibrate.corpus import estimated_intervals, model_error
+
+    ps = [_pred("a", "lat.mean", 100.0, 100.0 * math.exp(0.1)),
+          _pred("b", "lat.mean", 100.0, 100.0 * math.exp(-0.2)),
+          _pred("b", "lat.mean", 100.0, 100.0 * math.exp(-0.2)),
+          _pred("c", "lat.mean", 100.0, 100.0 * math.exp(2.0)),
+          _pred("c", "clat.p99", 100.0, 150.0)]
+    assert model_error(ps, "mean", "a") == pytest.approx(1.1 / 0.6745)
+    assert model_error(ps, "mean", "c") == pytest.approx(0.15 / 0.6745)
+    assert model_error(ps, "pct", "c") == 0.0  # no other cluster gives a percentile
+    estimated_intervals(ps)
+    c = ps[3]
+    half = 1.6449 * 0.15 / 0.6745
+    assert (c.lo90, c.hi90) == pytest.approx((c.predicted * math.exp(-half),
+                                              c.predicted * math.exp(half)))
+    assert not c.lo90 <= c.measured <= c.hi90
+    assert ps[0].lo90 <= ps[0].measured <= ps[0].hi90
+    # none to estimate from: the assumed model error (25 % for a percentile)
+    p99 = ps[4]
+    assert p99.sigma == 0.0
+    assert p99.hi90 / p99.predicted == pytest.approx(math.exp(1.6449 * 0.25))
