@@ -877,27 +877,32 @@ def cluster_size(scenario: Scenario) -> tuple[int, int, int]:
     return hosts, osds, cores
 
 
+def _memory_parts(scenario: Scenario) -> tuple[int, int, int]:
+    """The estimate's two parts that a user can lower: the OSDs' (with their PGs) and the
+    I/Os in flight; then all the rest (interpreter, hosts' cores, ops kept)."""
+    w, run = scenario.workload, scenario.run
+    records = (run.ios or 0) + run.ramp_ios if run.records else 0
+    _, osds, cores = cluster_size(scenario)
+    return (osds * (MEMORY_PER_OSD + scenario.pool.pg_num * MEMORY_PER_OSD_PG),
+            w.iodepth * w.numjobs * MEMORY_PER_INFLIGHT,
+            MEMORY_BASE_BYTES + records * MEMORY_PER_RECORD + cores * MEMORY_PER_CORE)
+
+
 def memory_estimate(scenario: Scenario) -> int:
     """Bytes a run of ``scenario`` needs, by the measured costs above: the cluster it builds
     (hosts' cores, OSDs, their PGs), the I/Os in flight and the ops kept."""
-    w, run = scenario.workload, scenario.run
-    inflight = w.iodepth * w.numjobs
-    records = (run.ios or 0) + run.ramp_ios if run.records else 0
-    _, osds, cores = cluster_size(scenario)
-    return (MEMORY_BASE_BYTES + inflight * MEMORY_PER_INFLIGHT + records * MEMORY_PER_RECORD
-            + osds * (MEMORY_PER_OSD + scenario.pool.pg_num * MEMORY_PER_OSD_PG)
-            + cores * MEMORY_PER_CORE)
+    return sum(_memory_parts(scenario))
 
 
 def _check_memory(scenario: Scenario) -> None:
-    need = memory_estimate(scenario)
+    cluster, flight, rest = _memory_parts(scenario)
+    need = cluster + flight + rest
     if need <= scenario.run.max_memory:
         return
     w = scenario.workload
     hosts, osds, _ = cluster_size(scenario)
     inflight = w.iodepth * w.numjobs
-    cluster = osds * (MEMORY_PER_OSD + scenario.pool.pg_num * MEMORY_PER_OSD_PG)
-    if cluster >= inflight * MEMORY_PER_INFLIGHT:  # say what weighs most, and what to lower
+    if cluster >= flight:  # say what weighs most, and what to lower
         raise CephsimError.single(
             f"a cluster of {hosts:,} hosts and {osds:,} OSDs ({scenario.pool.pg_num:,} PGs) "
             f"needs about {need / 2**30:.1f} GiB of memory to simulate, over run.max_memory "

@@ -58,7 +58,7 @@ def estimate(scenario: Scenario, path: str | Path | None = None) -> Estimate:
     pilot = scenario.model_copy(update={
         "run": run.model_copy(update={"ios": n, "ramp_ios": 0, "ramp_time": 0, "runtime": None}),
         "workload": w.model_copy(update={"iodepth": depth, "numjobs": jobs})})
-    pilot, scale = _slice(pilot)
+    pilot, scale, slice_osds = _slice(pilot)
     t0 = time.perf_counter()
     resolved = resolve(pilot, path)  # once: the pilots differ only in their length
     resolving = time.perf_counter() - t0
@@ -91,18 +91,17 @@ def estimate(scenario: Scenario, path: str | Path | None = None) -> Estimate:
     if run.runtime is not None:
         loop.append(per_sim_ns * (run.runtime + run.ramp_time) + per_io * run.ramp_ios + extra)
     return Estimate(memory_estimate(scenario), setup + min(loop), len(runs) * n, jobs * depth,
-                    rough=rough or scale > 1,
-                    pilot_osds=cluster_size(pilot)[1] if scale > 1 else 0)
+                    rough=rough or scale > 1, pilot_osds=slice_osds)
 
 
-def _slice(scenario: Scenario) -> tuple[Scenario, float]:
+def _slice(scenario: Scenario) -> tuple[Scenario, float, int]:
     """A cluster past :data:`PILOT_OSDS` cut to a slice of about that many OSDs: every host
     group with OSDs keeps 1/f of its hosts (enough for the pool's copies on distinct hosts,
     and every host the workload names as a client), with the factor by which its OSDs were
-    cut; a smaller cluster is returned as it is, with 1."""
+    cut and the slice's OSDs; a smaller cluster is returned as it is, with 1 and 0."""
     _, osds, _ = cluster_size(scenario)
     if osds <= PILOT_OSDS:
-        return scenario, 1.0
+        return scenario, 1.0, 0
     f = -(-osds // PILOT_OSDS)
     named = scenario.workload.clients or []
     groups = []
@@ -115,7 +114,8 @@ def _slice(scenario: Scenario) -> tuple[Scenario, float]:
         keep = max(-(-g.count // f), min(g.count, scenario.pool.size), max(used, default=-1) + 1)
         groups.append(g.model_copy(update={"count": keep}))
     small = scenario.model_copy(update={"hosts": groups})
-    return small, osds / max(1, cluster_size(small)[1])
+    kept = cluster_size(small)[1]
+    return small, osds / max(1, kept), kept
 
 
 def format_wall(seconds: float) -> str:

@@ -43,8 +43,10 @@ GRID = (-0.5, 0.0, 0.5)
 
 
 def stat_kind(stat: str) -> str:
-    if stat in ("iops", CPU_STAT):
-        return "iops" if stat == "iops" else "cpu"
+    if stat == "iops":
+        return "iops"
+    if stat == CPU_STAT:
+        return "cpu"
     return "mean" if stat.endswith(".mean") else "pct"
 
 
@@ -317,7 +319,8 @@ class Validation:
                               "max_abs_error_percent": round(max(e), 1),
                               "within_15_percent": sum(x <= 15 for x in e),
                               "within_35_percent": sum(x <= 35 for x in e)}
-        p99 = [abs(p.error) for p in self.predictions if p.stat.endswith(".p99")]
+        p99s = [p for p in self.predictions if p.stat.endswith(".p99")]
+        p99 = [abs(p.error) for p in p99s]
         if p99:
             out["p99"] = {"n": len(p99), "median_abs_error_percent": round(statistics.median(p99), 1),
                           "max_abs_error_percent": round(max(p99), 1)}
@@ -327,9 +330,8 @@ class Validation:
             out["mean_spread_factor"] = round(math.exp(math.sqrt(sum(x * x for x in logs) / len(logs))), 2)
         inside = [p.lo <= p.measured <= p.hi for p in self.predictions]
         out["measured_inside_68_interval"] = f"{sum(inside)}/{len(inside)}"
-        for kind, label in (("mean", "means"), ("p99", "p99")):
-            ps = [p for p in self.predictions
-                  if (stat_kind(p.stat) == "mean" if kind == "mean" else p.stat.endswith(".p99"))]
+        means = [p for p in self.predictions if stat_kind(p.stat) == "mean"]
+        for label, ps in (("means", means), ("p99", p99s)):
             if ps:
                 half = [100 * (math.sqrt(p.hi90 / p.lo90) - 1) for p in ps]
                 out[f"interval_90_{label}"] = {
@@ -427,10 +429,12 @@ def summary_lines(v: Validation) -> list[str]:
     if "mean_spread_factor" in s:
         out.append(f"- out-of-sample spread of the mean latency (RMS of ln predicted/measured): "
                    f"a factor of {s['mean_spread_factor']:.2f}")
-    parts = [f"{what} {e['inside']}/{e['n']} ({'median half-width ' if not i else ''}"
-             f"{e['median_half_width_percent']} %)"
-             for i, (label, what) in enumerate((("means", "means"), ("p99", "p99s")))
-             if (e := s.get(f"interval_90_{label}"))]
+    parts = []  # the first says what its percentage is; the second's reads the same
+    for label, what, width in (("means", "means", "median half-width "), ("p99", "p99s", "")):
+        e = s.get(f"interval_90_{label}")
+        if e:
+            parts.append(f"{what} {e['inside']}/{e['n']} ({width}"
+                         f"{e['median_half_width_percent']} %)")
     if parts:
         out.append("- inside the 90 % interval (model error estimated from other clusters' "
                    "misses): " + ", ".join(parts))
