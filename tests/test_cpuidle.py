@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import pytest
 from conftest import ROOT
+from hypothesis import given
+from hypothesis import strategies as st
 
 from cephsim.model.components.cpu import (
     MENU_NEXT_TIMER_NS,
     MENU_TICK_NS,
     MENU_TICK_WAKE_NS,
+    MENU_VARIANCE_NS2,
+    Core,
     CoreSet,
+    menu_predict,
+    menu_update,
 )
 from cephsim.model.runner import run_scenario
 from cephsim.scenario.load import load_resolved
@@ -36,8 +42,8 @@ def test_eight_alike_periods_predict_themselves_and_a_long_sleep_stays_shallow()
     governor would (30 us): an under-prediction."""
     cs = _skx()
     core = cs.cores[0]
-    core.ivals = [100 * US] * 8
-    assert cs._menu_predict(core) == 100 * US
+    core.set_intervals([100 * US] * 8)
+    assert menu_predict(core) == 100 * US
     assert cs._menu_select(100 * US) == 2
     assert cs.menu_wake(core, 0, 2_000 * US) == 10 * US  # no tick inside: 0 .. 2 ms < 4 ms
     assert cs.state_hits == [0, 0, 1, 0]
@@ -55,11 +61,11 @@ def test_mixed_periods_predict_their_mean_and_a_short_sleep_pays_c6() -> None:
     dropped: 20 us.)"""
     cs = _skx()
     core = cs.cores[0]
-    core.ivals = [20 * US, 2_000 * US] * 4
-    assert cs._menu_predict(core) == 20 * US
-    core.ivals = [20 * US, 300 * US, 700 * US, 2_000 * US] * 2
+    core.set_intervals([20 * US, 2_000 * US] * 4)
+    assert menu_predict(core) == 20 * US
+    core.set_intervals([20 * US, 300 * US, 700 * US, 2_000 * US] * 2)
     core.predicted = 1_000 * US
-    assert cs._menu_predict(core) == 1_000 * US
+    assert menu_predict(core) == 1_000 * US
     assert cs.menu_wake(core, 0, 20 * US) == 30 * US
     assert _skx("ideal").wake_penalty(20 * US) == 10 * US
     # 20 us is under twice C6's exit latency: menu_update halves it
@@ -72,13 +78,53 @@ def test_a_tick_inside_the_sleep_counts_as_a_long_period() -> None:
     (the seven 100 us periods still agree: C1E again)."""
     cs = _skx()
     core = cs.cores[0]
-    core.ivals = [100 * US] * 8
+    core.set_intervals([100 * US] * 8)
     core.predicted = 100 * US
     since = MENU_TICK_NS - 100 * US
     assert cs.menu_wake(core, since, 1_000 * US) == 10 * US
     after_tick = 100 * US + (MENU_TICK_WAKE_NS - 100 * US) // 8
     assert core.ivals[:2] == [MENU_TICK_WAKE_NS, 890 * US]
     assert core.predicted == after_tick + (890 * US - after_tick) // 8
+
+
+def _typical_interval(ivals: list[int], predicted: int) -> int:
+    """get_typical_interval() as drivers/cpuidle/governors/menu.c writes it: the mean and
+    variance of the periods at or under a threshold, the largest dropped while more than 6
+    are left; used when they agree, else the running mean."""
+    thresh = None
+    while True:
+        kept = [v for v in ivals if thresh is None or v <= thresh]
+        n, top = len(kept), max(kept)
+        if top == 0:
+            return predicted
+        avg = sum(kept) // n
+        var = sum((v - avg) ** 2 for v in kept) // n
+        if (avg * avg > 36 * var and 4 * n >= 24) or var <= MENU_VARIANCE_NS2:
+            return min(avg, predicted)
+        if 4 * n <= 24:
+            return predicted
+        thresh = top - 1
+
+
+# periods as the model records them: short ones, around the C1E/C6 boundary, the tick's
+# 45 ms, the 50 ms cap, and repeats (the largest is dropped with every copy of it)
+_PERIOD = st.one_of(st.integers(0, 2_000), st.integers(0, 2_000 * US),
+                    st.sampled_from([0, 20 * US, 600 * US, MENU_TICK_WAKE_NS, MENU_NEXT_TIMER_NS]))
+
+
+_SKX_PACKAGE = [_skx().package]
+
+
+@given(st.lists(_PERIOD, min_size=8, max_size=40), st.integers(0, MENU_NEXT_TIMER_NS))
+def test_the_prediction_from_the_rings_sums_is_menus_typical_interval(periods, predicted):
+    """The prediction kept from running sums equals get_typical_interval computed from the
+    ring itself, through any sequence of updates (the ring wraps, old periods leave)."""
+    core = Core(0, 1e9, _SKX_PACKAGE[0])
+    for v in periods:
+        menu_update(core, v)
+    core.predicted = predicted
+    assert core.iv_sum == sum(core.ivals) and core.iv_sq == sum(v * v for v in core.ivals)
+    assert menu_predict(core) == _typical_interval(core.ivals, predicted)
 
 
 def test_poll_is_passed_over_for_c1_when_its_exit_latency_fits() -> None:

@@ -13,6 +13,12 @@ flight), and reports the wall cost per simulated write there: many I/Os in
 flight defeat the kernel's fast path (other continuations are always pending),
 so each step costs a SimPy event; the figure shows that runs at saturation stay
 fast.
+
+And what the idle governor costs: the qd1 scenario with every idle state of the
+CPU allowed (the shipped copy stops at C1, where there is little to choose), run
+under the menu governor (the default: every wake-up predicts and chooses) and
+under 'ideal' (the idle period's length picks the state), alternately, each
+twice; the ratio of their fastest runs is the wall cost of menu per write.
 """
 
 from __future__ import annotations
@@ -43,17 +49,36 @@ def run_bench(ios: int = 20000, iodepth: int = 1, clients: int = 1,
     res = _run_one(ios, iodepth, clients)
     if high_load:
         res["high_load"] = _run_one(ios, 64, 8)
+        res["idle_governor"] = idle_governor_cost(ios)
     return res
 
 
-def _run_one(ios: int, iodepth: int, clients: int) -> dict[str, Any]:
+#: every idle state of the bench CPU allowed, on every host group
+ALL_STATES = [f"hosts.{g}.tuning.max_cstate=null" for g in ("osd", "client")]
+
+
+def idle_governor_cost(ios: int, repeats: int = 2) -> dict[str, Any]:
+    """Wall cost per qd1 write under menu and under ideal (every idle state allowed); the
+    fastest of ``repeats`` runs each, taken alternately so a busy spell hits both."""
+    wall: dict[str, list[float]] = {"menu": [], "ideal": []}
+    for _ in range(repeats):
+        for g in wall:
+            sets = ALL_STATES + [f"hosts.{h}.tuning.cpuidle_governor={g}" for h in ("osd", "client")]
+            wall[g].append(_run_one(ios, 1, 1, sets)["wall_us_per_io"])
+    menu, ideal = min(wall["menu"]), min(wall["ideal"])
+    return {"menu_wall_us_per_io": menu, "ideal_wall_us_per_io": ideal,
+            "ratio_menu_to_ideal": round(menu / ideal, 3)}
+
+
+def _run_one(ios: int, iodepth: int, clients: int,
+             extra: list[str] | None = None) -> dict[str, Any]:
     from cephsim.model.runner import run_scenario
     from cephsim.scenario.load import load_scenario
 
     path = resources.files("cephsim").joinpath("data/bench.yaml")
     with resources.as_file(path) as p:
         sets = [f"run.ios={ios}", f"workload.iodepth={iodepth}", f"workload.numjobs={clients}",
-                "run.records=false"]
+                "run.records=false", *(extra or [])]
         sc = load_scenario(p, sets)
         bare = bare_simpy_events_per_s()
         res = run_scenario(sc, scenario_path=p, keep_ops=False)
@@ -95,6 +120,13 @@ def bench_text(r: dict[str, Any]) -> str:
             f"    model steps per write              {h['model_steps_per_io']:>12}\n"
             f"    one simulated write costs as much wall time as "
             f"{h['cost_per_io_in_bare_simpy_events']} bare SimPy events\n")
+    g = r.get("idle_governor")
+    if g:
+        text += (
+            f"  idle governor (qd1, every idle state allowed):\n"
+            f"    cost per simulated write, menu     {g['menu_wall_us_per_io']:>9.1f} us wall\n"
+            f"    cost per simulated write, ideal    {g['ideal_wall_us_per_io']:>9.1f} us wall\n"
+            f"    menu / ideal                       {g['ratio_menu_to_ideal']:>12.2f}\n")
     return text
 
 

@@ -6,6 +6,9 @@ The full account: docs/model.md, "Inside the model", `cephsim.model.components.c
 from __future__ import annotations
 
 import math
+from typing import Final
+
+from mypy_extensions import i64
 
 from cephsim.model.engine.kernel import ACC_CPU, ACC_QUEUE, ACC_WAKE
 from cephsim.model.resolve import CPUConfig
@@ -52,18 +55,18 @@ PACKAGE_WINDOW_NS = 1_000_000
 #: The menu cpuidle governor (drivers/cpuidle/governors/menu.c, Linux 6.1; the kernel's
 #: default wherever it is built, rating 20 against teo's 19).  The scheduler tick: HZ=250
 #: (Debian's and most distributions' CONFIG_HZ), 4 ms.
-MENU_TICK_NS = 4_000_000
+MENU_TICK_NS: Final = 4_000_000
 #: menu's MAX_INTERESTING (50 ms).  Also the time to the next timer event the model takes
 #: for every idle CPU (an estimate: no timer wake-ups are modelled): the prediction from
 #: the correction factor is then a running mean of the idle periods, capped there.
-MENU_NEXT_TIMER_NS = 50_000_000
+MENU_NEXT_TIMER_NS: Final = 50_000_000
 #: menu_update(): "if (data->tick_wakeup && data->next_timer_ns > TICK_NSEC) measured_ns =
 #: 9 * MAX_INTERESTING / 10" (a tick ended the idle period: "the CPU could have been idle
 #: long (but not forever)")
-MENU_TICK_WAKE_NS = 45_000_000
+MENU_TICK_WAKE_NS: Final = 45_000_000
 #: get_typical_interval(): the mean of the last 8 idle periods counts when "stddev <= 20
 #: us, variance <= 400 us^2" or "avg > 6*stddev"
-MENU_VARIANCE_NS2 = 400 * 1000 * 1000
+MENU_VARIANCE_NS2: Final = 400 * 1000 * 1000
 
 
 #: the idle states in which an Intel core still counts as active for the turbo ratio limits:
@@ -150,8 +153,9 @@ class Package:
 class Core:
     """One logical CPU (a hardware thread; the whole core when SMT is off)."""
 
-    __slots__ = ("busy_until", "freq_hz", "gap_end", "gap_start", "index", "ivals", "iv_ptr",
-                 "owner", "package", "predicted", "sibling", "util", "util_t", "win", "win_busy")
+    __slots__ = ("busy_until", "freq_hz", "gap_end", "gap_start", "index", "iv_ptr", "iv_sq",
+                 "iv_sum", "ivals", "owner", "package", "predicted", "sibling", "util", "util_t",
+                 "win", "win_busy")
 
     def __init__(self, index: int, freq_hz: float, package: Package) -> None:
         self.index = index
@@ -168,11 +172,71 @@ class Core:
         self.win_busy = 0
         self.util = 0.0
         self.util_t = 0
-        #: the menu governor's history: its last 8 idle periods (ns; 0 = none yet) and its
-        #: running-mean prediction, which starts at the next timer (correction factor 1)
+        #: the menu governor's history: its last 8 idle periods (ns; 0 = none yet), their sum
+        #: and sum of squares (kept as the ring changes, so a prediction costs a few integer
+        #: operations), and its running-mean prediction, which starts at the next timer
+        #: (correction factor 1).  64-bit integers (i64: mypyc's machine integers, plain ints
+        #: in pure Python): periods are at most MENU_NEXT_TIMER_NS, so no product passes
+        #: 8 x (5e7)^2 = 2e16, while mypyc's own ints take a slow path for any product of
+        #: operands over 2^31 (a nanosecond period squared)
         self.ivals = [0] * 8
         self.iv_ptr = 0
-        self.predicted = MENU_NEXT_TIMER_NS
+        self.iv_sum: i64 = 0
+        self.iv_sq: i64 = 0
+        self.predicted: i64 = MENU_NEXT_TIMER_NS
+
+    def set_intervals(self, ivals: list[int]) -> None:
+        """Replace the governor's last 8 idle periods (the ring and its sums)."""
+        self.ivals = list(ivals)
+        self.iv_sum = i64(sum(self.ivals))
+        self.iv_sq = i64(sum(v * v for v in self.ivals))
+
+
+def menu_predict(core: Core) -> i64:
+    """menu's predicted idle time: its running mean, or the typical interval of the last
+    8 periods when they agree (get_typical_interval: the largest dropped, every copy of
+    it, while more than 6 are left).  From the ring's sums: the variance about the
+    floored mean is sum v^2 - 2 avg sum v + n avg^2, exactly (integers), over n."""
+    n: i64 = 8
+    total = core.iv_sum
+    sq = core.iv_sq
+    limit: i64 = 0  # the largest period dropped so far (0: none)
+    while True:
+        if total == 0:  # no period but zeros: nothing learnt yet
+            return core.predicted
+        avg = total // n
+        var = (sq - 2 * avg * total + n * avg * avg) // n
+        if (avg * avg > 36 * var and n >= 6) or var <= MENU_VARIANCE_NS2:
+            return avg if avg < core.predicted else core.predicted
+        if n <= 6:
+            return core.predicted
+        top: i64 = 0
+        c: i64 = 0
+        for x in core.ivals:
+            v = i64(x)
+            if limit == 0 or v < limit:
+                if v > top:
+                    top = v
+                    c = 1
+                elif v == top:
+                    c += 1
+        limit = top
+        n -= c
+        total -= c * top
+        sq -= c * top * top
+
+
+def menu_update(core: Core, period: i64) -> None:
+    """The measured period (capped at the next timer) enters the running mean with
+    weight 1/8 (the correction factor's DECAY) and the ring of the last 8."""
+    measured = period if period < MENU_NEXT_TIMER_NS else i64(MENU_NEXT_TIMER_NS)
+    core.predicted += (measured - core.predicted) // 8
+    ptr = core.iv_ptr
+    old = i64(core.ivals[ptr])
+    core.ivals[ptr] = measured
+    core.iv_sum += measured - old
+    core.iv_sq += measured * measured - old * old
+    core.iv_ptr = (ptr + 1) & 7
 
 
 class CoreSet:
@@ -272,59 +336,28 @@ class CoreSet:
         menu governor chose when it went idle (menu_select), and what the period teaches
         it (menu_update).  With the tick kept (a prediction under one tick) a tick inside
         the period wakes the CPU and the governor chooses again."""
-        t0 = since
-        left = idle_ns
+        t0: i64 = since
+        left: i64 = idle_ns
         while True:
-            p = self._menu_predict(core)
+            p = menu_predict(core)
             k = self._menu_select(p)
             if p >= MENU_TICK_NS:  # the tick is stopped: the CPU sleeps until woken
                 break
-            to_tick = MENU_TICK_NS - t0 % MENU_TICK_NS
+            to_tick: i64 = MENU_TICK_NS - t0 % MENU_TICK_NS
             res = self.residencies
             while k > 0 and res[k] > to_tick:  # a state that fits before the tick
                 k -= 1
             if left <= to_tick:
                 break
-            self._menu_update(core, MENU_TICK_WAKE_NS)  # the tick ended this period
+            menu_update(core, MENU_TICK_WAKE_NS)  # the tick ended this period
             t0 += to_tick
             left -= to_tick
-        ex = self.exits[k]
-        self._menu_update(core, left - ex if left > 2 * ex else left // 2)
+        ex = i64(self.exits[k])
+        menu_update(core, left - ex if left > 2 * ex else left // 2)
         self.hits[k] += 1
         return self.penalties[k]
 
-    @staticmethod
-    def _menu_predict(core: Core) -> int:
-        """menu's predicted idle time: its running mean, or the typical interval of the last
-        8 periods when they agree (get_typical_interval: at most the 2 largest dropped)."""
-        ivals = core.ivals
-        thresh = 1 << 62
-        while True:
-            total = 0
-            n = 0
-            top = 0
-            for v in ivals:
-                if v <= thresh:
-                    total += v
-                    n += 1
-                    if v > top:
-                        top = v
-            if top == 0:
-                return core.predicted
-            avg = total // n
-            var = 0
-            for v in ivals:
-                if v <= thresh:
-                    d = v - avg
-                    var += d * d
-            var //= n
-            if (avg * avg > 36 * var and 4 * n >= 24) or var <= MENU_VARIANCE_NS2:
-                return avg if avg < core.predicted else core.predicted
-            if 4 * n <= 24:
-                return core.predicted
-            thresh = top - 1
-
-    def _menu_select(self, predicted: int) -> int:
+    def _menu_select(self, predicted: i64) -> int:
         """The deepest state whose target residency and exit latency fit the prediction (the
         exit latency limit: the prediction, with no task waiting on I/O on the CPU); the
         first state being POLL, a physical state is used if its exit latency fits."""
@@ -340,16 +373,6 @@ class CoreSet:
                 break
             k = i
         return k
-
-    @staticmethod
-    def _menu_update(core: Core, measured: int) -> None:
-        """The measured period (capped at the next timer) enters the running mean with
-        weight 1/8 (the correction factor's DECAY) and the ring of the last 8."""
-        if measured > MENU_NEXT_TIMER_NS:
-            measured = MENU_NEXT_TIMER_NS
-        core.predicted += (measured - core.predicted) // 8
-        core.ivals[core.iv_ptr] = measured
-        core.iv_ptr = (core.iv_ptr + 1) & 7
 
     # ------------------------------------------------------------- frequency
     def frequency(self, core: Core, t: int, thread: Thread) -> float:
