@@ -45,7 +45,7 @@ def test_eight_alike_periods_predict_themselves_and_a_long_sleep_stays_shallow()
     core.set_intervals([100 * US] * 8)
     assert menu_predict(core) == 100 * US
     assert cs._menu_select(100 * US) == 2
-    assert cs.menu_wake(core, 0, 2_000 * US) == 10 * US  # no tick inside: 0 .. 2 ms < 4 ms
+    assert cs.menu_wake(core, 0, 2_000 * US, cs.deepest_k) == 10 * US  # no tick inside: 0 .. 2 ms < 4 ms
     assert cs.state_hits == [0, 0, 1, 0]
     # the period learnt: 2 ms less C1E's exit latency, into the ring and the running mean
     assert core.ivals[0] == 1_990 * US
@@ -66,7 +66,7 @@ def test_mixed_periods_predict_their_mean_and_a_short_sleep_pays_c6() -> None:
     core.set_intervals([20 * US, 300 * US, 700 * US, 2_000 * US] * 2)
     core.predicted = 1_000 * US
     assert menu_predict(core) == 1_000 * US
-    assert cs.menu_wake(core, 0, 20 * US) == 30 * US
+    assert cs.menu_wake(core, 0, 20 * US, cs.deepest_k) == 30 * US
     assert _skx("ideal").wake_penalty(20 * US) == 10 * US
     # 20 us is under twice C6's exit latency: menu_update halves it
     assert core.ivals[0] == 10 * US
@@ -81,7 +81,7 @@ def test_a_tick_inside_the_sleep_counts_as_a_long_period() -> None:
     core.set_intervals([100 * US] * 8)
     core.predicted = 100 * US
     since = MENU_TICK_NS - 100 * US
-    assert cs.menu_wake(core, since, 1_000 * US) == 10 * US
+    assert cs.menu_wake(core, since, 1_000 * US, cs.deepest_k) == 10 * US
     after_tick = 100 * US + (MENU_TICK_WAKE_NS - 100 * US) // 8
     assert core.ivals[:2] == [MENU_TICK_WAKE_NS, 890 * US]
     assert core.predicted == after_tick + (890 * US - after_tick) // 8
@@ -125,6 +125,42 @@ def test_the_prediction_from_the_rings_sums_is_menus_typical_interval(periods, p
     core.predicted = predicted
     assert core.iv_sum == sum(core.ivals) and core.iv_sq == sum(v * v for v in core.ivals)
     assert menu_predict(core) == _typical_interval(core.ivals, predicted)
+
+
+def test_a_core_sleeps_no_deeper_than_its_other_thread_asked() -> None:
+    """Hardware takes the shallower of the two hardware threads' requests for the core.  The
+    woken thread's history (eight 5 ms periods) asks for C6; its sibling, idle for 50 us
+    after eight 100 us periods, asked for C1E (C6's 133 us exit does not fit 100 us): the
+    core is in C1E, the wake costs C1E's 10 us and counts as a C1E exit, while the woken
+    thread's governor learns its 2 ms period less C6's exit latency (what it chose)."""
+    cs = _skx()
+    core, sib = cs.cores[0], cs.cores[2]
+    assert core.sibling is sib
+    core.set_intervals([5_000 * US] * 8)
+    core.predicted = 5_000 * US
+    sib.set_intervals([100 * US] * 8)
+    sib.predicted = 100 * US
+    now = 10 * MENU_TICK_NS + 200 * US
+    sib.busy_until = now - 50 * US  # its tick comes 3.85 ms after it went idle: not yet
+    assert cs.requested(sib, now) == 2
+    assert cs.menu_wake(core, now - 2_000 * US, 2_000 * US, cs.requested(sib, now)) == 10 * US
+    assert cs.state_hits == [0, 0, 1, 0]
+    assert core.ivals[0] == 2_000 * US - 133 * US
+    # with no sibling request to follow (the deepest state as the limit) the wake pays C6
+    core.set_intervals([5_000 * US] * 8)
+    assert cs.menu_wake(core, now - 2_000 * US, 2_000 * US, cs.deepest_k) == 30 * US
+
+
+def test_a_sibling_woken_by_its_tick_sets_no_limit() -> None:
+    """A sibling that kept the tick (prediction under 4 ms) and has been idle past that tick
+    chose again after it, from a history the model updates only when it wakes: no limit."""
+    cs = _skx()
+    sib = cs.cores[2]
+    sib.set_intervals([100 * US] * 8)
+    sib.predicted = 100 * US
+    sib.busy_until = 10 * MENU_TICK_NS - 100 * US  # its tick 100 us later
+    assert cs.requested(sib, 10 * MENU_TICK_NS - 50 * US) == 2
+    assert cs.requested(sib, 10 * MENU_TICK_NS + 50 * US) == cs.deepest_k == 3
 
 
 def test_poll_is_passed_over_for_c1_when_its_exit_latency_fits() -> None:

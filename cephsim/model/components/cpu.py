@@ -245,7 +245,7 @@ class CoreSet:
     __slots__ = ("cfg", "cores", "governor", "name", "per_clock", "residencies", "penalties",
                  "max_hz", "min_hz", "threads", "hits", "fixed_clock", "deepest_res",
                  "deepest_pen", "deepest_hits", "n_physical", "smt", "smt_stretch", "packages",
-                 "exits", "menu")
+                 "exits", "menu", "deepest_k")
 
     def __init__(self, name: str, cfg: CPUConfig, n_cores: int,
                  sockets: list[Package] | None = None, first: int = 0) -> None:
@@ -294,6 +294,7 @@ class CoreSet:
         self.deepest_res = self.residencies[-1]
         self.deepest_pen = self.penalties[-1]
         self.deepest_hits = 0
+        self.deepest_k = len(cfg.cstates) - 1  #: index of the deepest allowed state
 
     @property
     def package(self) -> Package:
@@ -331,11 +332,16 @@ class CoreSet:
         self.hits[k] += 1
         return self.penalties[k]
 
-    def menu_wake(self, core: Core, since: int, idle_ns: int) -> int:
+    def menu_wake(self, core: Core, since: int, idle_ns: int, cap: int) -> int:
         """Penalty of waking ``core``, idle since ``since`` for ``idle_ns``, from the state the
         menu governor chose when it went idle (menu_select), and what the period teaches
         it (menu_update).  With the tick kept (a prediction under one tick) a tick inside
-        the period wakes the CPU and the governor chooses again."""
+        the period wakes the CPU and the governor chooses again.  ``cap``: the state the
+        core's other hardware thread asked for (the deepest state when it has none): the
+        processor puts the core in the shallower of the two ("Hardware coordinates C-states
+        requests by SMT siblings, choosing the shallowest for the core", Intel's pepc
+        documentation), so the wake costs that state's exit; the governor learns from the
+        state it chose itself."""
         t0: i64 = since
         left: i64 = idle_ns
         while True:
@@ -354,8 +360,28 @@ class CoreSet:
             left -= to_tick
         ex = i64(self.exits[k])
         menu_update(core, left - ex if left > 2 * ex else left // 2)
+        if cap < k:
+            k = cap
         self.hits[k] += 1
         return self.penalties[k]
+
+    def requested(self, cpu: Core, now: int) -> int:
+        """The idle state an idle logical CPU asked for when it went idle (at its busy_until),
+        as menu chose it then: its history has not changed since (it learns when it wakes).
+        When it kept the tick and ``now`` is past that tick, the tick woke it and it chose
+        again with a history the model updates only at its own next wake: unknown here, so
+        no limit (the deepest state) rather than a guess."""
+        p = menu_predict(cpu)
+        k = self._menu_select(p)
+        if p < MENU_TICK_NS:
+            since: i64 = cpu.busy_until
+            to_tick: i64 = MENU_TICK_NS - since % MENU_TICK_NS
+            if now - since > to_tick:
+                return self.deepest_k
+            res = self.residencies
+            while k > 0 and res[k] > to_tick:
+                k -= 1
+        return k
 
     def _menu_select(self, predicted: i64) -> int:
         """The deepest state whose target residency and exit latency fit the prediction (the
@@ -597,7 +623,9 @@ class Thread:
                 if busy < ready:  # else its other thread is running: the core is awake
                     idle = ready - busy
                     if cs.menu:
-                        penalty = cs.menu_wake(core, busy, idle)
+                        # the core sleeps in the shallower of its two threads' requests
+                        cap = cs.deepest_k if sib is None else cs.requested(sib, ready)
+                        penalty = cs.menu_wake(core, busy, idle, cap)
                     elif idle >= cs.deepest_res:
                         cs.deepest_hits += 1
                         penalty = cs.deepest_pen
