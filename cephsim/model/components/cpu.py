@@ -154,8 +154,8 @@ class Core:
     """One logical CPU (a hardware thread; the whole core when SMT is off)."""
 
     __slots__ = ("busy_until", "freq_hz", "gap_end", "gap_start", "index", "iv_ptr", "iv_sq",
-                 "iv_sum", "ivals", "owner", "package", "predicted", "sibling", "util", "util_t",
-                 "win", "win_busy")
+                 "iv_sum", "ivals", "owner", "package", "predicted", "req_k", "req_p", "sibling",
+                 "util", "util_t", "win", "win_busy")
 
     def __init__(self, index: int, freq_hz: float, package: Package) -> None:
         self.index = index
@@ -184,12 +184,18 @@ class Core:
         self.iv_sum: i64 = 0
         self.iv_sq: i64 = 0
         self.predicted: i64 = MENU_NEXT_TIMER_NS
+        #: the governor's prediction and choice from this history (what it asks for when
+        #: it next goes idle), kept once computed: its own wake and its sibling's read it
+        #: (req_k -1: not computed since the history last changed)
+        self.req_p: i64 = 0
+        self.req_k = -1
 
     def set_intervals(self, ivals: list[int]) -> None:
         """Replace the governor's last 8 idle periods (the ring and its sums)."""
         self.ivals = list(ivals)
         self.iv_sum = i64(sum(self.ivals))
         self.iv_sq = i64(sum(v * v for v in self.ivals))
+        self.req_k = -1
 
 
 def menu_predict(core: Core) -> i64:
@@ -237,6 +243,7 @@ def menu_update(core: Core, period: i64) -> None:
     core.iv_sum += measured - old
     core.iv_sq += measured * measured - old * old
     core.iv_ptr = (ptr + 1) & 7
+    core.req_k = -1
 
 
 class CoreSet:
@@ -345,8 +352,8 @@ class CoreSet:
         t0: i64 = since
         left: i64 = idle_ns
         while True:
-            p = menu_predict(core)
-            k = self._menu_select(p)
+            k = self._menu_choice(core)
+            p = core.req_p
             if p >= MENU_TICK_NS:  # the tick is stopped: the CPU sleeps until woken
                 break
             to_tick: i64 = MENU_TICK_NS - t0 % MENU_TICK_NS
@@ -371,9 +378,8 @@ class CoreSet:
         When it kept the tick and ``now`` is past that tick, the tick woke it and it chose
         again with a history the model updates only at its own next wake: unknown here, so
         no limit (the deepest state) rather than a guess."""
-        p = menu_predict(cpu)
-        k = self._menu_select(p)
-        if p < MENU_TICK_NS:
+        k = self._menu_choice(cpu)
+        if cpu.req_p < MENU_TICK_NS:
             since: i64 = cpu.busy_until
             to_tick: i64 = MENU_TICK_NS - since % MENU_TICK_NS
             if now - since > to_tick:
@@ -381,6 +387,16 @@ class CoreSet:
             res = self.residencies
             while k > 0 and res[k] > to_tick:
                 k -= 1
+        return k
+
+    def _menu_choice(self, core: Core) -> int:
+        """The state menu picks from ``core``'s history as it stands (its prediction in
+        ``core.req_p``), computed once per history."""
+        k = core.req_k
+        if k < 0:
+            core.req_p = menu_predict(core)
+            k = self._menu_select(core.req_p)
+            core.req_k = k
         return k
 
     def _menu_select(self, predicted: i64) -> int:
