@@ -112,14 +112,14 @@ _PERIOD = st.one_of(st.integers(0, 2_000), st.integers(0, 2_000 * US),
                     st.sampled_from([0, 20 * US, 600 * US, MENU_TICK_WAKE_NS, MENU_NEXT_TIMER_NS]))
 
 
-_SKX_PACKAGE = [_skx().package]
+_SKX_PACKAGE = _skx().package  # a socket for the bare cores below
 
 
 @given(st.lists(_PERIOD, min_size=8, max_size=40), st.integers(0, MENU_NEXT_TIMER_NS))
 def test_the_prediction_from_the_rings_sums_is_menus_typical_interval(periods, predicted):
     """The prediction kept from running sums equals get_typical_interval computed from the
     ring itself, through any sequence of updates (the ring wraps, old periods leave)."""
-    core = Core(0, 1e9, _SKX_PACKAGE[0])
+    core = Core(0, 1e9, _SKX_PACKAGE)
     for v in periods:
         menu_update(core, v)
     core.predicted = predicted

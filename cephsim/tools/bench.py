@@ -64,24 +64,33 @@ def idle_governor_cost(ios: int, repeats: int = 2) -> dict[str, Any]:
     for _ in range(repeats):
         for g in wall:
             sets = ALL_STATES + [f"hosts.{h}.tuning.cpuidle_governor={g}" for h in ("osd", "client")]
-            wall[g].append(_run_one(ios, 1, 1, sets)["wall_us_per_io"])
+            wall[g].append(_wall_us_per_io(*_simulate(ios, 1, 1, sets)))
     menu, ideal = min(wall["menu"]), min(wall["ideal"])
     return {"menu_wall_us_per_io": menu, "ideal_wall_us_per_io": ideal,
             "ratio_menu_to_ideal": round(menu / ideal, 3)}
 
 
-def _run_one(ios: int, iodepth: int, clients: int,
-             extra: list[str] | None = None) -> dict[str, Any]:
+def _simulate(ios: int, iodepth: int, clients: int, extra: list[str]) -> tuple[Any, Any]:
+    """The bench scenario at this load (with ``extra`` settings): (scenario, run result)."""
     from cephsim.model.runner import run_scenario
     from cephsim.scenario.load import load_scenario
 
     path = resources.files("cephsim").joinpath("data/bench.yaml")
     with resources.as_file(path) as p:
         sets = [f"run.ios={ios}", f"workload.iodepth={iodepth}", f"workload.numjobs={clients}",
-                "run.records=false", *(extra or [])]
+                "run.records=false", *extra]
         sc = load_scenario(p, sets)
-        bare = bare_simpy_events_per_s()
-        res = run_scenario(sc, scenario_path=p, keep_ops=False)
+        return sc, run_scenario(sc, scenario_path=p, keep_ops=False)
+
+
+def _wall_us_per_io(sc: Any, res: Any) -> float:
+    """Wall time per simulated I/O, warm-up ones included (they were simulated too)."""
+    return round(res.wall_s / (res.records.count() + sc.run.ramp_ios) * 1e6, 2)
+
+
+def _run_one(ios: int, iodepth: int, clients: int) -> dict[str, Any]:
+    bare = bare_simpy_events_per_s()
+    sc, res = _simulate(ios, iodepth, clients, [])
     done = res.records.count() + sc.run.ramp_ios
     return {
         "scenario": sc.name, "ios": done, "ramp_ios": sc.run.ramp_ios, "iodepth": iodepth,
@@ -95,7 +104,7 @@ def _run_one(ios: int, iodepth: int, clients: int,
         "bare_simpy_events_per_s": round(bare, 1),
         "ratio_model_steps_to_bare_simpy": round(res.kernel_steps / res.wall_s / bare, 4),
         "cost_per_io_in_bare_simpy_events": round(bare * res.wall_s / done, 2),
-        "wall_us_per_io": round(res.wall_s / done * 1e6, 2),
+        "wall_us_per_io": _wall_us_per_io(sc, res),
         "simulated_iops": round(res.iops, 1),
     }
 
