@@ -102,7 +102,9 @@ def test_cold_metadata_costs_device_reads_on_the_critical_path():
     """A randread that misses pays two synchronous 4 KiB reads (onode, shard) before the
     data read: the disk time per op rises by about 2 x miss ratio x one read."""
     warm = run(["run.ios=1500", "workload.rw=randread"])
-    cold = run(["run.ios=1500", "workload.rw=randread", "workload.image_size=4TiB"])
+    # 6 GiB hosts: the 4 GiB OSD and the 2 GiB base leave no page cache
+    cold = run(["run.ios=1500", "workload.rw=randread", "workload.image_size=4TiB",
+                "hosts.osd.memory=6GiB"])
     assert warm.caches["onode_lookups"] == 0  # everything fits: nothing drawn
     miss = 1 - cold.caches["onode_hit_ratio"]
     assert miss > 0.7

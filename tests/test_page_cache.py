@@ -12,6 +12,7 @@ from conftest import ROOT, assert_short_error
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cephsim.catalog.host_memory import gib, memory_per_osd
 from cephsim.formats.report.render import render_run
 from cephsim.model.resolve import (
     CLIENT_JOB_BYTES,
@@ -20,7 +21,9 @@ from cephsim.model.resolve import (
     PAGE_OBJECT_BYTES,
     STATIC_CACHE,
     MetaCache,
+    assumed_memory,
     bluefs_buffered_io_default,
+    memory_decides,
     osd_rss,
     page_cache_bytes,
     page_cache_hit,
@@ -87,17 +90,82 @@ def test_the_release_default_is_named_as_assumed():
         "(assumed: 14.2.16's default (since 14.2.10))" in render_run(res, "text")
 
 
-def test_without_the_hosts_memory_no_page_cache_is_assumed():
-    """Memory not given: the conservative reading, no page cache; the draws are those of
-    a model without one (no stream opened), so buffered or not gives the same bytes."""
-    ov = ["run.ios=300", "workload.image_size=2TiB"]
-    on, off = run([*ov, "ceph.bluefs_buffered_io=true"]), run([*ov, "ceph.bluefs_buffered_io=false"])
-    assert on.resolved.ceph.meta.page_hit == {"osd0": 0.0, "osd1": 0.0, "osd2": 0.0}
-    assert not any(n.endswith(".pagecache") for n in on.cluster.streams.names)
-    a, b = on.records.arrays(), off.records.arrays()
-    assert (a["complete"] == b["complete"]).all() and (a["submit"] == b["submit"]).all()
-    assert "no page cache assumed (the OSD hosts' memory not given: hosts.memory)" in \
-        render_run(on, "text")
+def test_without_the_hosts_memory_the_published_median_per_osd_is_assumed():
+    """Memory not given: each OSD host has the published hosts' median RAM per OSD for its
+    OSDs (one flash OSD here); the header and the BlueFS line say it was assumed, and a
+    host without OSDs is given none (its memory decides nothing)."""
+    res = run(["run.ios=300", "workload.image_size=8TiB"])
+    r = res.resolved
+    per = memory_per_osd()["flash"].median
+    assert r.host("osd0").memory == assumed_memory("flash", 1) == per
+    assert not r.host("osd0").memory_given
+    assert r.host("osd0").page_cache == per - 4 * GIB - HOST_BASE_BYTES
+    assert r.host("client0").memory is None
+    text = render_run(res, "text")
+    assert f"memory {gib(per)} ({gib(per)} per OSD, the published hosts' median)" in text
+    assert (f"(the memory not given: {gib(per)} assumed, published hosts' median per "
+            "OSD; hosts.memory)") in text
+    doc = json.loads(render_run(res, "json"))["cephsim"]
+    assert doc["caches"]["memory_given"] is False
+    assert doc["caches"]["memory_bytes"] == [per, per]
+    given = run(["run.ios=300", "workload.image_size=8TiB", "hosts.osd.memory=64GiB"])
+    assert given.resolved.host("osd0").memory_given
+    assert "the memory not given" not in render_run(given, "text")
+
+
+def test_the_assumed_memory_is_named_only_where_it_decides():
+    """Every object's onode cached (the quickstart's 10 GiB image): the memory decides
+    nothing, and the header does not list it."""
+    res = run(["run.ios=200"])
+    assert not memory_decides(res.resolved)
+    assert "memory" not in render_run(res, "text").split("quickstart: (groupid")[0]
+    assert memory_decides(run(["run.ios=200", "workload.image_size=8TiB"]).resolved)
+    assert not memory_decides(run(["run.ios=200", "workload.image_size=8TiB",
+                                   "ceph.bluefs_buffered_io=false"]).resolved)
+
+
+def test_the_published_hosts_by_hand():
+    """Flash: the ten BlueStore-era hosts' RAM per OSD (catalog/data/host-memory.yaml),
+    sorted 1.28, 10.67, 14, 16, 19.2, 21.33, 21.33, 32, 42.67, 49.25 GiB: median (19.2 +
+    21.33) / 2 = 20.27, quartiles (inclusive) 14 + 0.25 x 2 = 14.5 and 21.33 + 0.75 x
+    10.67 = 29.33.  HDD: the one published BlueStore host, 256 GiB / 24; the
+    documentation's 2 x 4 GiB and 128 GiB / 8 either side."""
+    m = memory_per_osd()
+    assert m["flash"].median == pytest.approx((19.2 + 64 / 3) / 2 * GIB, abs=2**20)
+    assert m["flash"].lower == pytest.approx(14.5 * GIB, abs=2**20)
+    assert m["flash"].upper == pytest.approx((64 / 3 + 0.75 * 32 / 3) * GIB, abs=2**20)
+    assert (m["hdd"].lower, m["hdd"].upper) == (8 * GIB, 16 * GIB)
+    assert m["hdd"].median == pytest.approx(256 / 24 * GIB, abs=2**20)
+    assert assumed_memory("hdd", 12) == 12 * m["hdd"].median
+
+
+def test_validate_names_the_memory_where_the_quartiles_move_the_answer(run_cli):
+    """8 TiB over three single-OSD hosts: 2.1M objects per OSD, 16 GiB of their SST pages.
+    The page cache (the memory less the 4 GiB OSD and the 2 GiB base) holds 14.3 GiB of
+    them at the median (20.3 GiB), 8.5 at the low end (14.5), all at the high end (29.3):
+    the mean moves by far more than 10 % either way, and validate says so, naming the
+    field.  At 2 TiB (4 GiB of pages) every end holds them all: nothing said."""
+    r = run_cli("validate", QUICKSTART, "--set", "workload.image_size=8TiB")
+    assert r.exit_code == 0
+    assert "the OSD hosts' memory is not given (hosts.osd.memory) and decides this answer" \
+        in r.output
+    assert "(the low end) +" in r.output and "(the high end) -" in r.output
+    assert "give the hosts' memory" in r.output
+    r = run_cli("validate", QUICKSTART, "--set", "workload.image_size=2TiB")
+    assert r.exit_code == 0 and "memory is not given" not in r.output
+    r = run_cli("validate", QUICKSTART, "--set", "workload.image_size=8TiB",
+                "--set", "hosts.osd.memory=24GiB")
+    assert r.exit_code == 0 and "memory is not given" not in r.output
+
+
+def test_the_memory_check_runs_nothing_where_the_memory_decides_nothing(monkeypatch):
+    import cephsim.tools.memory_check as mc
+
+    def boom(*a, **k):
+        raise AssertionError("a pilot ran")
+    monkeypatch.setattr(mc, "run_scenario", boom)
+    sc, r = load_resolved(QUICKSTART, [])
+    assert mc.memory_warnings(sc, r, QUICKSTART) == []
 
 
 def test_part_of_the_pages_fit():
@@ -114,7 +182,8 @@ def test_part_of_the_pages_fit():
     sd = (p * (1 - p) / misses) ** 0.5
     assert abs(c["page_cache_hit_ratio"] - p) < 4 * sd
     full = run(["run.ios=1500", *BIG])
-    none = run(["run.ios=1500", "workload.image_size=2TiB"])
+    none = run(["run.ios=1500", "workload.image_size=2TiB", "hosts.osd.memory=6GiB"])
+    assert none.resolved.ceph.meta.page_hit["osd1"] == 0.0  # 6 - 4 - 2: no page cache
     assert mean_us(full) < mean_us(res) < mean_us(none)
 
 
@@ -128,7 +197,7 @@ def test_free_ram_by_hand():
     """256 GiB, 12 OSDs at 4 GiB, 2 fio jobs: 256 - 48 - 2 (base) - 2 x 0.25 = 205.5 GiB."""
     assert page_cache_bytes(256 * GIB, 12, 4 * GIB, 2) == int(205.5 * GIB)
     assert HOST_BASE_BYTES == 2 * GIB and CLIENT_JOB_BYTES == GIB // 4
-    assert page_cache_bytes(None, 12, 4 * GIB, 0) == 0  # not given: none assumed
+    assert page_cache_bytes(None, 12, 4 * GIB, 0) == 0  # a host without OSDs
     assert page_cache_bytes(32 * GIB, 12, 4 * GIB, 0) == 0  # overcommitted: none left
     # the autotuner holds the RSS at the target; a fixed cache is that cache + the base
     assert osd_rss("reef", "ssd", 6 * GIB, None) == 6 * GIB
@@ -144,7 +213,7 @@ def test_a_client_on_an_osd_host_takes_its_share():
                                       "workload.numjobs=2", "workload.image_size=1TiB"])
     assert r.host("osd0").page_cache == int(57.5 * GIB)
     assert r.host("osd1").page_cache == 58 * GIB
-    assert r.host("client0").page_cache == 0  # no memory given there
+    assert r.host("client0").page_cache == 0  # no OSDs: no memory assumed there
 
 
 def test_page_cache_hit_by_hand():

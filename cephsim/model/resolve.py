@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from cephsim.catalog.host_memory import memory_per_osd
 from cephsim.catalog.load import load_catalog
 from cephsim.catalog.models import CPUModel, CState, DiskModel, NICModel, SwitchModel
 from cephsim.errors import CephsimError
@@ -148,9 +149,11 @@ class HostConfig:
     crypt_sector: int = 0
     db_devices: int = 0  #: DB devices on the host, shared round-robin by its OSDs
     osds_per_device: int = 1  #: consecutive OSDs sharing one data drive
-    memory: int | None = None  #: the host's RAM (None: not given)
+    memory: int | None = None  #: the host's RAM (None: a host without OSDs whose RAM is not given)
+    #: whether the scenario gave it (else an OSD host's is :func:`assumed_memory`'s)
+    memory_given: bool = False
     #: what the OSDs, the clients and the OS leave of it: the kernel's page cache for BlueFS
-    #: (:func:`page_cache_bytes`; 0 where memory is not given)
+    #: (:func:`page_cache_bytes`; 0 where there is no memory to leave it)
     page_cache: int = 0
 
 
@@ -408,6 +411,23 @@ def osd_rss(release: str, media: str, target: int, fixed: int | None) -> int:
     return target
 
 
+def assumed_memory(media: str, n_osds: int) -> int:
+    """The RAM an OSD host is assumed to have when the scenario does not give its memory:
+    the published hosts' median RAM per OSD of its OSDs' media, for its OSDs
+    (:func:`cephsim.catalog.host_memory.memory_per_osd`; the hosts, each with its source
+    and quote, in catalog/data/host-memory.yaml)."""
+    return memory_per_osd()[media].median * n_osds
+
+
+def memory_decides(r: Resolved) -> bool:
+    """Whether the OSD hosts' memory can decide the answer: BlueFS reads through the page
+    cache it leaves, and some metadata lookups miss both the onode and the block cache
+    (not a cold start's: its page cache is empty whatever the memory)."""
+    m = r.ceph.meta
+    return (m is not None and m.buffered_io and m.onode_hit < 1.0 and m.kv_hit < 1.0
+            and r.scenario.workload.metadata_cache != "cold")
+
+
 def page_cache_bytes(memory: int | None, n_osds: int, rss: int, jobs: int) -> int:
     """What a host's kernel may keep in its page cache: its memory less the OSDs' RSS, the
     base and the clients' jobs on it (0 where the memory is not known, or is all taken)."""
@@ -656,7 +676,9 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
                                     osd_cpu_period=g.osd_cpu_period,
                                     db_devices=g.osds.db_devices if db is not None and g.osds else 0,
                                     osds_per_device=g.osds.per_device if disk is not None and g.osds else 1,
-                                    memory=g.memory))
+                                    memory=(g.memory if g.memory is not None or disk is None
+                                            or not ids else assumed_memory(disk.media, len(ids))),
+                                    memory_given=g.memory is not None))
             index += 1
 
     topo = scenario.network.topology
@@ -1043,8 +1065,8 @@ def resolved_dict(r: Resolved) -> dict[str, Any]:
                    **({"crypt_sector": h.crypt_sector} if h.crypt_sector else {}),
                    **({"osd_cpu_limit": h.osd_cpu_limit, "osd_cpu_period": h.osd_cpu_period}
                       if h.osd_cpu_limit is not None else {}),
-                   **({"memory": h.memory, "page_cache": h.page_cache}
-                      if h.memory is not None else {}),
+                   **({"memory": h.memory, "memory_given": h.memory_given,
+                       "page_cache": h.page_cache} if h.memory is not None else {}),
                    "netem": model(h.netem), "leaf": h.leaf}
                   for h in r.hosts],
         "network": {"mtu": r.network.mtu, "kind": r.network.kind,

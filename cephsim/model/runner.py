@@ -446,6 +446,7 @@ def _caches(cluster: Cluster, r: Resolved) -> dict[str, Any]:
     kv, page = sum(o.kv_hits for o in osds), sum(o.page_hits for o in osds)
     hits = sum(o.meta_hits for o in osds)
     pc = {h.name: h.page_cache for h in r.hosts if h.osd_ids}
+    mem = {h.name: h.memory or 0 for h in r.hosts if h.osd_ids}
     return {"objects_per_osd": round(m.objects, 1), "onodes_cached": m.onodes,
             "onode_cache_bytes": m.meta_bytes, "block_cache_bytes": m.kv_bytes,
             "objects_in_block_cache": m.kv_objects,
@@ -461,7 +462,8 @@ def _caches(cluster: Cluster, r: Resolved) -> dict[str, Any]:
             "bluefs_buffered_io_given": r.scenario.ceph.bluefs_buffered_io is not None,
             "bluefs_buffered_io_default": bluefs_buffered_io_default(
                 r.ceph.release, r.scenario.ceph.version)[1],
-            "memory_given": any(h.memory is not None for h in r.hosts if h.osd_ids),
+            "memory_given": any(h.memory_given for h in r.hosts if h.osd_ids),
+            "memory_bytes": ([min(mem.values()), max(mem.values())] if mem else [0, 0]),
             "page_cache_bytes": [min(pc.values()), max(pc.values())] if pc else [0, 0],
             "page_cache_hit_ratio": (round(page / (gets - kv), 4) if gets > kv else None),
             "metadata_served": {"onode_cache": hits, "block_cache": kv, "page_cache": page,

@@ -311,9 +311,11 @@ class HostGroup(_M):
             "/proc/meminfo, `free -b`'s total), e.g. '256GiB'. What the OSDs' osd_memory_target, "
             "the clients' fio jobs and a base for the OS leave of it is the kernel's page cache, "
             "which serves RocksDB's block-cache misses when ceph.bluefs_buffered_io is on "
-            "(docs/model.md). null = not known: no page cache for BlueFS is assumed (the host has "
-            "just what the OSDs and the base need), which never flatters a cluster whose image "
-            "outgrows the OSDs' caches.")
+            "(docs/model.md). null = not known: an OSD host is assumed to have the published "
+            "hosts' median RAM per OSD for its OSDs (by their media; "
+            "calibration/research/host-memory.md), named in the run's header where it decides "
+            "the answer; `validate` warns where the published hosts' quartiles would move the "
+            "mean latency by more than 10 %.")
 
 
 class LinkNetem(Netem):

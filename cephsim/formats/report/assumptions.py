@@ -18,8 +18,15 @@ from typing import Any, Iterator, Sequence
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
+from cephsim.catalog.host_memory import gib, memory_per_osd
 from cephsim.errors import CephsimError
-from cephsim.model.resolve import PSTATE_POWERSAVE, CPUConfig, Resolved, kernel_governor
+from cephsim.model.resolve import (
+    PSTATE_POWERSAVE,
+    CPUConfig,
+    Resolved,
+    kernel_governor,
+    memory_decides,
+)
 from cephsim.model.software import software_table
 from cephsim.scenario.load import CATALOG_REFS, parse_override
 from cephsim.scenario.problems import _model_in, _unit_of
@@ -220,6 +227,14 @@ def _group(sc: Scenario, r: Resolved, given: _Given, gi: int) -> dict[str, Any]:
                                   if rel == "osds.db_disk" else None, shown="none"))
         else:
             settings.append(_hardware(given, path, value))
+    if has_osds and memory_decides(r):  # the page cache it leaves serves metadata misses
+        host = next(h for h in r.hosts if h.group == g.name)
+        assert host.memory is not None and host.disk is not None
+        settings.append(_item(given, prefix + "memory", host.memory, g.memory,
+                              shown=gib(host.memory),
+                              note=None if g.memory is not None else
+                              f"{gib(memory_per_osd()[host.disk.media].median)} per "
+                              "OSD, the published hosts' median"))
     settings += _power_items(given, prefix, g.tuning, cpu, guest=g.vm is not None)
     if g.vm is not None:  # every field of it decides what a vCPU's wake-up costs
         vm = type(g.vm)

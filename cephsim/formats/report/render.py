@@ -67,9 +67,14 @@ def _bluefs_text(c: dict[str, Any]) -> str:
     if c["bluefs_buffered_io"]:
         lo, hi = c["page_cache_bytes"]
         size = f"{lo / 1024**3:.1f} GiB" + ("" if lo == hi else f" to {hi / 1024**3:.1f} GiB")
-        text += (f"; page cache the OSD hosts' memory leaves: {size} per host"
-                 if c["memory_given"] else
-                 "; no page cache assumed (the OSD hosts' memory not given: hosts.memory)")
+        if not c["memory_given"] and "memory_bytes" not in c:  # a result file of before
+            return text + "; no page cache assumed (the OSD hosts' memory not given)\n"
+        text += f"; page cache the OSD hosts' memory leaves: {size} per host"
+        if not c["memory_given"]:
+            lo, hi = c["memory_bytes"]
+            mem = f"{lo / 1024**3:.1f} GiB" + ("" if lo == hi else f" to {hi / 1024**3:.1f} GiB")
+            text += (f" (the memory not given: {mem} assumed, published hosts' median per OSD; "
+                     "hosts.memory)")
     return text + "\n"
 
 
