@@ -64,7 +64,7 @@ def test_mixed_periods_predict_their_mean_and_a_short_sleep_pays_c6() -> None:
     core.set_intervals([20 * US, 2_000 * US] * 4)
     assert menu_predict(core) == 20 * US
     core.set_intervals([20 * US, 300 * US, 700 * US, 2_000 * US] * 2)
-    core.predicted = 1_000 * US
+    core.set_predicted(1_000 * US)
     assert menu_predict(core) == 1_000 * US
     assert cs.menu_wake(core, 0, 20 * US, cs.deepest_k) == 30 * US
     assert _skx("ideal").wake_penalty(20 * US) == 10 * US
@@ -79,7 +79,7 @@ def test_a_tick_inside_the_sleep_counts_as_a_long_period() -> None:
     cs = _skx()
     core = cs.cores[0]
     core.set_intervals([100 * US] * 8)
-    core.predicted = 100 * US
+    core.set_predicted(100 * US)
     since = MENU_TICK_NS - 100 * US
     assert cs.menu_wake(core, since, 1_000 * US, cs.deepest_k) == 10 * US
     after_tick = 100 * US + (MENU_TICK_WAKE_NS - 100 * US) // 8
@@ -122,7 +122,7 @@ def test_the_prediction_from_the_rings_sums_is_menus_typical_interval(periods, p
     core = Core(0, 1e9, _SKX_PACKAGE)
     for v in periods:
         menu_update(core, v)
-    core.predicted = predicted
+    core.set_predicted(predicted)
     assert core.iv_sum == sum(core.ivals) and core.iv_sq == sum(v * v for v in core.ivals)
     assert menu_predict(core) == _typical_interval(core.ivals, predicted)
 
@@ -137,9 +137,9 @@ def test_a_core_sleeps_no_deeper_than_its_other_thread_asked() -> None:
     core, sib = cs.cores[0], cs.cores[2]
     assert core.sibling is sib
     core.set_intervals([5_000 * US] * 8)
-    core.predicted = 5_000 * US
+    core.set_predicted(5_000 * US)
     sib.set_intervals([100 * US] * 8)
-    sib.predicted = 100 * US
+    sib.set_predicted(100 * US)
     now = 10 * MENU_TICK_NS + 200 * US
     sib.busy_until = now - 50 * US  # its tick comes 3.85 ms after it went idle: not yet
     assert cs.requested(sib, now) == 2
@@ -157,7 +157,7 @@ def test_a_sibling_woken_by_its_tick_sets_no_limit() -> None:
     cs = _skx()
     sib = cs.cores[2]
     sib.set_intervals([100 * US] * 8)
-    sib.predicted = 100 * US
+    sib.set_predicted(100 * US)
     sib.busy_until = 10 * MENU_TICK_NS - 100 * US  # its tick 100 us later
     assert cs.requested(sib, 10 * MENU_TICK_NS - 50 * US) == 2
     assert cs.requested(sib, 10 * MENU_TICK_NS + 50 * US) == cs.deepest_k == 3
@@ -208,3 +208,15 @@ def test_c1_only_hosts_barely_notice_the_governor() -> None:
         out[governor] = (float((a["complete"] - a["submit"]).mean()), float(a["acc"][:, 2].mean()))
     assert out["menu"][0] == pytest.approx(out["ideal"][0], rel=0.005), out
     assert abs(out["menu"][1] - out["ideal"][1]) < 1_000, out
+
+
+def test_a_new_prediction_is_chosen_from_again() -> None:
+    """The choice is kept per history; setting the running mean drops it: eight periods
+    that do not agree leave the running mean to decide, C1E at 100 us, C6 at 5 ms."""
+    cs = _skx()
+    core = cs.cores[0]
+    core.set_intervals([20 * US, 300 * US, 700 * US, 2_000 * US] * 2)
+    core.set_predicted(100 * US)
+    assert cs._menu_choice(core) == 2
+    core.set_predicted(5_000 * US)
+    assert cs._menu_choice(core) == 3

@@ -197,6 +197,11 @@ class Core:
         self.iv_sq = i64(sum(v * v for v in self.ivals))
         self.req_k = -1
 
+    def set_predicted(self, predicted: int) -> None:
+        """Replace the governor's running-mean prediction (its choice is computed again)."""
+        self.predicted = predicted
+        self.req_k = -1
+
 
 def menu_predict(core: Core) -> i64:
     """menu's predicted idle time: its running mean, or the typical interval of the last
@@ -357,9 +362,7 @@ class CoreSet:
             if p >= MENU_TICK_NS:  # the tick is stopped: the CPU sleeps until woken
                 break
             to_tick: i64 = MENU_TICK_NS - t0 % MENU_TICK_NS
-            res = self.residencies
-            while k > 0 and res[k] > to_tick:  # a state that fits before the tick
-                k -= 1
+            k = self._before_tick(k, to_tick)
             if left <= to_tick:
                 break
             menu_update(core, MENU_TICK_WAKE_NS)  # the tick ended this period
@@ -384,9 +387,17 @@ class CoreSet:
             to_tick: i64 = MENU_TICK_NS - since % MENU_TICK_NS
             if now - since > to_tick:
                 return self.deepest_k
-            res = self.residencies
-            while k > 0 and res[k] > to_tick:
-                k -= 1
+            k = self._before_tick(k, to_tick)
+        return k
+
+    def _before_tick(self, k: int, to_tick: i64) -> int:
+        """With the tick kept, the state menu returns: the chosen one, or the deepest
+        shallower one whose target residency fits before the tick (menu_select: "the
+        target residency of the state to be returned is not within the time until the
+        next timer event including the tick, so try to correct that")."""
+        res = self.residencies
+        while k > 0 and res[k] > to_tick:
+            k -= 1
         return k
 
     def _menu_choice(self, core: Core) -> int:
