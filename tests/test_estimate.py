@@ -158,10 +158,10 @@ def test_a_large_clusters_pilot_runs_on_a_slice(monkeypatch):
     assert (e.pilot_osds, e.rough) == (1008, True)
     assert abs(e.wall_s - 0.001 * 3500) < 0.05 * 24  # the slice's setup, x 24 (a few ms here)
     # a slice keeps the hosts the workload names and enough for the pool's copies
-    small, f, _ = est._slice(load_scenario(QS, ["hosts.osd.count=3000", "workload.clients=[osd2000]",
+    small, f, _ = est.pilot_slice(load_scenario(QS, ["hosts.osd.count=3000", "workload.clients=[osd2000]",
                                              "hosts.osd.osds.count=1"]))
     assert (small.hosts[0].count, f) == (2001, 3000 / 2001)
-    tiny, f, _ = est._slice(load_scenario(QS))
+    tiny, f, _ = est.pilot_slice(load_scenario(QS))
     assert f == 1.0 and tiny.hosts[0].count == 3
 
 

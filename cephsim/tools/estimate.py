@@ -58,7 +58,7 @@ def estimate(scenario: Scenario, path: str | Path | None = None) -> Estimate:
     pilot = scenario.model_copy(update={
         "run": run.model_copy(update={"ios": n, "ramp_ios": 0, "ramp_time": 0, "runtime": None}),
         "workload": w.model_copy(update={"iodepth": depth, "numjobs": jobs})})
-    pilot, scale, slice_osds = _slice(pilot)
+    pilot, scale, slice_osds = pilot_slice(pilot)
     t0 = time.perf_counter()
     resolved = resolve(pilot, path)  # once: the pilots differ only in their length
     resolving = time.perf_counter() - t0
@@ -94,7 +94,7 @@ def estimate(scenario: Scenario, path: str | Path | None = None) -> Estimate:
                     rough=rough or scale > 1, pilot_osds=slice_osds)
 
 
-def _slice(scenario: Scenario) -> tuple[Scenario, float, int]:
+def pilot_slice(scenario: Scenario) -> tuple[Scenario, float, int]:
     """A cluster past :data:`PILOT_OSDS` cut to a slice of about that many OSDs: every host
     group with OSDs keeps 1/f of its hosts (enough for the pool's copies on distinct hosts,
     and every host the workload names as a client), with the factor by which its OSDs were

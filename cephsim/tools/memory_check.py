@@ -23,7 +23,7 @@ from cephsim.model.resolve import (
 )
 from cephsim.model.runner import run_scenario
 from cephsim.scenario.schema import Scenario
-from cephsim.tools.estimate import PILOT_INFLIGHT, PILOT_JOBS, _slice
+from cephsim.tools.estimate import PILOT_INFLIGHT, PILOT_JOBS, pilot_slice
 
 #: the change of the mean latency past which the assumed memory is named
 MOVES = 0.10
@@ -93,7 +93,7 @@ def _pilot_scenario(sc: Scenario) -> tuple[Scenario, int]:
     run = sc.run.model_copy(update={"ios": n, "ramp_ios": 0, "ramp_time": 0, "runtime": None})
     small = sc.model_copy(update={"run": run, "workload": w.model_copy(
         update={"iodepth": depth, "numjobs": jobs})})
-    small, _, kept = _slice(small)
+    small, _, kept = pilot_slice(small)
     osds = cluster_size(sc)[1]
     if jobs < w.numjobs or kept:  # objects per OSD go as jobs x image / OSDs
         image = w.image_size * w.numjobs * (kept or osds) // (jobs * osds)
