@@ -48,17 +48,13 @@ def estimate(scenario: Scenario, path: str | Path | None = None) -> Estimate:
     run, w = scenario.run, scenario.workload
     inflight = w.iodepth * w.numjobs
     total = None if run.ios is None else run.ios + run.ramp_ios
-    jobs = min(w.numjobs, PILOT_JOBS)
-    depth = max(1, min(w.iodepth, PILOT_INFLIGHT // jobs))
+    jobs, depth = pilot_load(scenario)
     # two pilots, of n and 2n I/Os: the difference of their loops is the cost of n I/Os past
     # the fill, where a deep queue's per-I/O work has settled (the fill is cheaper)
     n = max(PILOT_IOS, (3 * jobs * depth) // 2)
     if total is not None:
         n = max(1, min(n, total // 2))
-    pilot = scenario.model_copy(update={
-        "run": run.model_copy(update={"ios": n, "ramp_ios": 0, "ramp_time": 0, "runtime": None}),
-        "workload": w.model_copy(update={"iodepth": depth, "numjobs": jobs})})
-    pilot, scale, slice_osds = pilot_slice(pilot)
+    pilot, scale, slice_osds = pilot_cut(scenario, n)
     t0 = time.perf_counter()
     resolved = resolve(pilot, path)  # once: the pilots differ only in their length
     resolving = time.perf_counter() - t0
@@ -92,6 +88,26 @@ def estimate(scenario: Scenario, path: str | Path | None = None) -> Estimate:
         loop.append(per_sim_ns * (run.runtime + run.ramp_time) + per_io * run.ramp_ios + extra)
     return Estimate(memory_estimate(scenario), setup + min(loop), len(runs) * n, jobs * depth,
                     rough=rough or scale > 1, pilot_osds=slice_osds)
+
+
+def pilot_load(scenario: Scenario) -> tuple[int, int]:
+    """The jobs and the depth a pilot keeps: at most PILOT_JOBS jobs, PILOT_INFLIGHT I/Os
+    in flight."""
+    w = scenario.workload
+    jobs = min(w.numjobs, PILOT_JOBS)
+    return jobs, max(1, min(w.iodepth, PILOT_INFLIGHT // jobs))
+
+
+def pilot_cut(scenario: Scenario, ios: int) -> tuple[Scenario, float, int]:
+    """The scenario as a pilot of ``ios`` measured I/Os runs it (no warm-up, no time limit,
+    :func:`pilot_load`'s jobs and depth, :func:`pilot_slice`'s cluster), with the slice's
+    factor and OSDs."""
+    jobs, depth = pilot_load(scenario)
+    run, w = scenario.run, scenario.workload
+    pilot = scenario.model_copy(update={
+        "run": run.model_copy(update={"ios": ios, "ramp_ios": 0, "ramp_time": 0, "runtime": None}),
+        "workload": w.model_copy(update={"iodepth": depth, "numjobs": jobs})})
+    return pilot_slice(pilot)
 
 
 def pilot_slice(scenario: Scenario) -> tuple[Scenario, float, int]:

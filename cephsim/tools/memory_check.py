@@ -23,7 +23,7 @@ from cephsim.model.resolve import (
 )
 from cephsim.model.runner import run_scenario
 from cephsim.scenario.schema import Scenario
-from cephsim.tools.estimate import PILOT_INFLIGHT, PILOT_JOBS, pilot_slice
+from cephsim.tools.estimate import pilot_cut, pilot_load
 
 #: the change of the mean latency past which the assumed memory is named
 MOVES = 0.10
@@ -85,15 +85,11 @@ def _pilot_scenario(sc: Scenario) -> tuple[Scenario, int]:
     PILOT_OSDS), with the image scaled so that each OSD serves the metadata of as many
     objects as in the scenario (its footprint is what the memory decides on)."""
     w = sc.workload
-    jobs = min(w.numjobs, PILOT_JOBS)
-    depth = max(1, min(w.iodepth, PILOT_INFLIGHT // jobs))
+    jobs, depth = pilot_load(sc)
     n = max(PILOT_IOS, 3 * jobs * depth)
     if sc.run.ios is not None:
         n = min(n, sc.run.ios)
-    run = sc.run.model_copy(update={"ios": n, "ramp_ios": 0, "ramp_time": 0, "runtime": None})
-    small = sc.model_copy(update={"run": run, "workload": w.model_copy(
-        update={"iodepth": depth, "numjobs": jobs})})
-    small, _, kept = pilot_slice(small)
+    small, _, kept = pilot_cut(sc, n)
     osds = cluster_size(sc)[1]
     if jobs < w.numjobs or kept:  # objects per OSD go as jobs x image / OSDs
         image = w.image_size * w.numjobs * (kept or osds) // (jobs * osds)

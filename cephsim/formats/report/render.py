@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from cephsim.catalog.host_memory import gib
 from cephsim.formats.report.assumptions import assumptions, header_text
 from cephsim.formats.report.fio_json import dumps_fio_json
 from cephsim.formats.report.fio_text import fio_text
@@ -65,17 +66,20 @@ def _bluefs_text(c: dict[str, Any]) -> str:
     why = "given" if c["bluefs_buffered_io_given"] else f"assumed: {c['bluefs_buffered_io_default']}"
     text = f"cephsim: BlueFS: bluefs_buffered_io {on} ({why})"
     if c["bluefs_buffered_io"]:
-        lo, hi = c["page_cache_bytes"]
-        size = f"{lo / 1024**3:.1f} GiB" + ("" if lo == hi else f" to {hi / 1024**3:.1f} GiB")
         if not c["memory_given"] and "memory_bytes" not in c:  # a result file of before
             return text + "; no page cache assumed (the OSD hosts' memory not given)\n"
-        text += f"; page cache the OSD hosts' memory leaves: {size} per host"
+        text += (f"; page cache the OSD hosts' memory leaves: {_gib_range(c['page_cache_bytes'])} "
+                 "per host")
         if not c["memory_given"]:
-            lo, hi = c["memory_bytes"]
-            mem = f"{lo / 1024**3:.1f} GiB" + ("" if lo == hi else f" to {hi / 1024**3:.1f} GiB")
-            text += (f" (the memory not given: {mem} assumed, published hosts' median per OSD; "
-                     "hosts.memory)")
+            text += (f" (the memory not given: {_gib_range(c['memory_bytes'])} assumed, "
+                     "published hosts' median per OSD; hosts.memory)")
     return text + "\n"
+
+
+def _gib_range(lo_hi: list[int]) -> str:
+    """'20.3 GiB', or '20.3 GiB to 40.5 GiB' where the hosts differ."""
+    lo, hi = lo_hi
+    return gib(lo) + ("" if lo == hi else f" to {gib(hi)}")
 
 
 def render_run(res: RunResult, fmt: str, overrides: Sequence[str] = ()) -> str:
