@@ -187,6 +187,36 @@ def test_fast_path_uses_fewer_simpy_events():
     assert k_fast.steps == k_slow.steps
 
 
+def test_resumptions_and_forced_yields_counted_by_hand():
+    """Alone, a process runs inline: every yield resumes it at once (4 resumptions, none
+    forced).  Two interleaved ones (A at 10, 30; B at 20, 40): each of their 4 yields
+    finds the other due first, so each waits in the heap: 6 resumptions, 4 forced."""
+    k = Kernel(simpy.Environment(), fast=True)
+
+    def alone():
+        for t in (10, 20, 30):
+            yield t
+
+    k.spawn(alone())
+    k.run_until_idle()
+    assert (k.resumes, k.forced) == (4, 0)
+
+    k = Kernel(simpy.Environment(), fast=True)
+    order = []
+
+    def p(name, times):
+        for t in times:
+            yield t
+            order.append((name, k.now))
+
+    k.spawn(p("a", (10, 30)))
+    k.spawn(p("b", (20, 40)))
+    k.run_until_idle()
+    assert order == [("a", 10), ("b", 20), ("a", 30), ("b", 40)]
+    assert (k.resumes, k.forced) == (6, 4)
+    assert k.steps == k.resumes  # nothing here went on through must_yield
+
+
 @pytest.mark.parametrize("fast", ["true", "false"])
 @pytest.mark.parametrize("depth", [1, 4])
 def test_run_measures_exactly_run_ios(quickstart, fast, depth):

@@ -54,6 +54,10 @@ class RunResult:
     wall_s: float
     kernel_steps: int
     simpy_events: int
+    #: of the steps, generator resumptions, and the forced ones among them (a yield that
+    #: waited because another continuation was due first): what the fast path could not fold
+    kernel_resumes: int = 0
+    kernel_forced: int = 0
     utilization: dict[str, float] = field(default_factory=dict)
     #: cores busy per daemon: {"osds": {"osd.0": ...}, "clients": {host: ...}[, "routers"]}
     cpu_cores: dict[str, dict[str, float]] = field(default_factory=dict)
@@ -312,6 +316,7 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
               "in_flight": wl.issued - wl.completed}
     return RunResult(resolved=r, seed=seed, records=rec, runtime_ns=runtime, sim_end_ns=kernel.now,
                      wall_s=wall, kernel_steps=kernel.steps, simpy_events=kernel.simpy_events,
+                     kernel_resumes=kernel.resumes, kernel_forced=kernel.forced,
                      utilization=util, cpu_cores=_daemon_cpu(cluster, t_last),
                      cpu_clock=_clock_ceilings(cluster), power=_power(cluster, r), caches=_caches(cluster, r),
                      saturation=_saturation(cluster, t_last), io_counts=counts,

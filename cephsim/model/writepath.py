@@ -272,6 +272,62 @@ def object_key(op: Op, per: int) -> int:
     return (op.job.index << 32) + op.block // per
 
 
+class Stages:
+    """Each stage's kilocycles (the release's table with its scale, logging and debug lines),
+    looked up by name once per run: the write path reads them ~70 times per write, and a
+    native attribute costs less than a dict lookup by string (both give the same float)."""
+
+    __slots__ = ("client_complete", "client_finisher", "client_kernel", "client_kernel_complete",
+                 "client_msgr_recv", "client_msgr_send", "client_objecter", "client_submit",
+                 "kernel_crypt_per_kib", "kernel_crypt_queue", "kernel_crypt_sector",
+                 "kernel_io_complete", "kernel_io_submit", "kernel_pagecache_read",
+                 "kernel_tcp_rx", "kernel_tcp_tx", "kernel_wakeup", "osd_aio_complete",
+                 "osd_bluestore_submit", "osd_commit_cb", "osd_do_op", "osd_do_read",
+                 "osd_do_repop", "osd_ec_read_reply", "osd_ec_rmw", "osd_ec_rollback",
+                 "osd_ec_rollforward", "osd_ec_subread", "osd_kv_apply", "osd_kv_final",
+                 "osd_kv_sync", "osd_meta_get", "osd_msgr_recv", "osd_reply_send",
+                 "osd_repop_commit", "osd_repop_reply", "osd_repop_send")
+
+    def __init__(self, cost: dict[str, float]) -> None:
+        self.client_complete = cost["client.complete"]
+        self.client_finisher = cost["client.finisher"]
+        self.client_kernel = cost["client.kernel"]
+        self.client_kernel_complete = cost["client.kernel_complete"]
+        self.client_msgr_recv = cost["client.msgr_recv"]
+        self.client_msgr_send = cost["client.msgr_send"]
+        self.client_objecter = cost["client.objecter"]
+        self.client_submit = cost["client.submit"]
+        self.kernel_crypt_per_kib = cost["kernel.crypt_per_kib"]
+        self.kernel_crypt_queue = cost["kernel.crypt_queue"]
+        self.kernel_crypt_sector = cost["kernel.crypt_sector"]
+        self.kernel_io_complete = cost["kernel.io_complete"]
+        self.kernel_io_submit = cost["kernel.io_submit"]
+        self.kernel_pagecache_read = cost["kernel.pagecache_read"]
+        self.kernel_tcp_rx = cost["kernel.tcp_rx"]
+        self.kernel_tcp_tx = cost["kernel.tcp_tx"]
+        self.kernel_wakeup = cost["kernel.wakeup"]
+        self.osd_aio_complete = cost["osd.aio_complete"]
+        self.osd_bluestore_submit = cost["osd.bluestore_submit"]
+        self.osd_commit_cb = cost["osd.commit_cb"]
+        self.osd_do_op = cost["osd.do_op"]
+        self.osd_do_read = cost["osd.do_read"]
+        self.osd_do_repop = cost["osd.do_repop"]
+        self.osd_ec_read_reply = cost["osd.ec_read_reply"]
+        self.osd_ec_rmw = cost["osd.ec_rmw"]
+        self.osd_ec_rollback = cost["osd.ec_rollback"]
+        self.osd_ec_rollforward = cost["osd.ec_rollforward"]
+        self.osd_ec_subread = cost["osd.ec_subread"]
+        self.osd_kv_apply = cost["osd.kv_apply"]
+        self.osd_kv_final = cost["osd.kv_final"]
+        self.osd_kv_sync = cost["osd.kv_sync"]
+        self.osd_meta_get = cost["osd.meta_get"]
+        self.osd_msgr_recv = cost["osd.msgr_recv"]
+        self.osd_reply_send = cost["osd.reply_send"]
+        self.osd_repop_commit = cost["osd.repop_commit"]
+        self.osd_repop_reply = cost["osd.repop_reply"]
+        self.osd_repop_send = cost["osd.repop_send"]
+
+
 class Protocol:
     """Ceph's I/O path over a built :class:`Cluster`."""
 
@@ -286,6 +342,7 @@ class Protocol:
         # debug lines formatted in the thread that logs them, at the scenario's levels
         for s, n in r.ceph.debug_lines.items():
             self.cost[s] += n * self.cost["log.line"]
+        self.st = Stages(self.cost)
         self.jitter = jitter  #: multiplicative CPU-work factors (``jitter.draw()``)
         self.per_kib = self.cost["kernel.per_kib"]
         #: per message on each end, by connection kind: (kcycles, kcycles per KiB) of the
@@ -354,9 +411,9 @@ class Protocol:
         frame, per_kib = self.wire[conn]
         return frame + per_kib * nbytes / 1024.0 if frame else 0.0
 
-    def kc(self, stage: str, nbytes: int = 0) -> float:
-        """Kilocycles of a stage (with variability) plus per-KiB payload work."""
-        base = self.cost[stage] * self.jitter.draw()
+    def kc(self, stage: float, nbytes: int = 0) -> float:
+        """Kilocycles of a stage (``self.st``'s, with variability) plus per-KiB payload work."""
+        base = stage * self.jitter.draw()
         if nbytes:
             base += self.per_kib * nbytes / 1024.0
         return base
@@ -378,7 +435,7 @@ class Protocol:
             # notify_all on an empty shard queue: the sibling wakes, finds nothing, sleeps
             for x in threads:
                 if x is not th:
-                    x.run(t, self.cost["kernel.wakeup"], None)
+                    x.run(t, self.st.kernel_wakeup, None)
         t_lock = max(t, osd.pg_lock.get(pg, 0))
         acc[ACC_QUEUE] += t_lock - t
         return th, t_lock
@@ -420,18 +477,18 @@ class Protocol:
         page = self.page_coins[osd.id]
         for _ in range(gets):
             osd.kv_gets += 1
-            t = th.run(t, self.kc("osd.meta_get"), acc, handoff=False, step=META_GET)  # goes on working
+            t = th.run(t, self.kc(self.st.osd_meta_get), acc, handoff=False, step=META_GET)  # goes on working
             if kv.draw():
                 osd.kv_hits += 1
                 continue
             if page.draw():  # buffered BlueFS: the block is in RAM, pread copies it
                 osd.page_hits += 1
-                t = th.run(t, self.kc("kernel.pagecache_read"), acc, handoff=False,
+                t = th.run(t, self.kc(self.st.kernel_pagecache_read), acc, handoff=False,
                            step=META_PAGE_CACHE)
                 continue
             if k.must_yield(t):
                 yield t
-            t = th.run(t, self.kc("kernel.io_submit"), acc, handoff=False, step=META_IO_SUBMIT)
+            t = th.run(t, self.kc(self.st.kernel_io_submit), acc, handoff=False, step=META_IO_SUBMIT)
             if k.must_yield(t):
                 yield t
             t = yield from self._read_block(osd, osd.db, th, t, 4096, acc, META_READ_STEPS)
@@ -455,12 +512,12 @@ class Protocol:
                                             step=CRYPT_DECRYPT)
             if k.must_yield(t):
                 yield t
-        return th.run(t, self.kc("kernel.io_complete"), acc, step=done)
+        return th.run(t, self.kc(self.st.kernel_io_complete), acc, step=done)
 
     def _reply_data(self, op: Op, worker: Thread, t: int) -> int:
         """A read's MOSDOpReply with its data, built and sent by the msgr-worker owning the
         client connection."""
-        t = worker.run(t, self.kc("osd.reply_send") + self.kc("kernel.tcp_tx", op.nbytes)
+        t = worker.run(t, self.kc(self.st.osd_reply_send) + self.kc(self.st.kernel_tcp_tx, op.nbytes)
                        + self.msg("client", REPLY_BYTES + op.nbytes), op.acc, step=REPLY_DATA_SEND)
         op.ev[E_SENT] = op.ev[E_DONE] = t
         return t
@@ -483,7 +540,7 @@ class Protocol:
         engine = self.engine
         kernel_client = engine in ("krbd", "cephfs")
         waited = acc[ACC_QUEUE]
-        t = job.app.run(k.now, self.kc("client.submit"), acc, handoff=False, step=CLIENT_SUBMIT)
+        t = job.app.run(k.now, self.kc(self.st.client_submit), acc, handoff=False, step=CLIENT_SUBMIT)
         waited = acc[ACC_QUEUE] - waited
         if waited:
             # The fio thread was busy (reaping or submitting other I/Os).  fio takes an io_u
@@ -500,7 +557,7 @@ class Protocol:
             sender = job.kworker
             if k.must_yield(t):
                 yield t
-            t = sender.run(t, self.kc("client.kernel") + self.kc("kernel.tcp_tx", out)
+            t = sender.run(t, self.kc(self.st.client_kernel) + self.kc(self.st.kernel_tcp_tx, out)
                            + self.msg("client", out), acc, step=KERNEL_SEND)
         else:
             if engine == "rbd":
@@ -514,11 +571,11 @@ class Protocol:
                             th = x
                 t = th.run(t, self.librbd_kc[op.is_write] * self.jitter.draw(), acc, step=LIBRBD_DISPATCH)
             else:  # rados: aio_write runs the Objecter in the caller's thread
-                t = job.app.run(t, self.kc("client.objecter"), acc, handoff=False, step=OBJECTER)
+                t = job.app.run(t, self.kc(self.st.client_objecter), acc, handoff=False, step=OBJECTER)
             if k.must_yield(t):
                 yield t
             sender = job.worker(primary.id)
-            t = sender.run(t, self.kc("client.msgr_send") + self.kc("kernel.tcp_tx", out)
+            t = sender.run(t, self.kc(self.st.client_msgr_send) + self.kc(self.st.kernel_tcp_tx, out)
                            + self.msg("client", out), acc, step=CLIENT_SEND)
         t = yield from c.path(job.host, primary.host).transfer(
             k, t, out, acc, NET_OSDOP_WRITE if op.is_write else NET_OSDOP_READ)
@@ -538,17 +595,17 @@ class Protocol:
             yield t
         if kernel_client:
             t = c.kernel_conn(job.host, primary.id).run(
-                t, self.kc("client.kernel_complete") + self.kc("kernel.tcp_rx", back)
+                t, self.kc(self.st.client_kernel_complete) + self.kc(self.st.kernel_tcp_rx, back)
                 + self.msg("client", back), acc, step=KERNEL_COMPLETE)
         else:
-            t = sender.run(t, self.kc("client.msgr_recv") + self.kc("kernel.tcp_rx", back)
+            t = sender.run(t, self.kc(self.st.client_msgr_recv) + self.kc(self.st.kernel_tcp_rx, back)
                            + self.msg("client", back), acc, step=CLIENT_RECV)
             if k.must_yield(t):
                 yield t
-            t = job.finisher.run(t, self.kc("client.finisher"), acc, step=FINISHER)
+            t = job.finisher.run(t, self.kc(self.st.client_finisher), acc, step=FINISHER)
         if k.must_yield(t):
             yield t
-        t = job.app.run(t, self.kc("client.complete"), acc, step=CLIENT_COMPLETE)
+        t = job.app.run(t, self.kc(self.st.client_complete), acc, step=CLIENT_COMPLETE)
         if k.must_yield(t):
             yield t
         done.arrive(t, op)
@@ -561,7 +618,7 @@ class Protocol:
         acc, ev, k = op.acc, op.ev, self.k
         worker = osd.worker(op.job.name)
         ev[E_INIT] = t
-        t = worker.run(t, self.kc("osd.msgr_recv") + self.kc("kernel.tcp_rx", inbytes)
+        t = worker.run(t, self.kc(self.st.osd_msgr_recv) + self.kc(self.st.kernel_tcp_rx, inbytes)
                        + self.msg("client", inbytes), acc, step=OSD_RECV_OP)
         ev[E_QUEUED] = t
         if k.must_yield(t):
@@ -573,7 +630,7 @@ class Protocol:
     def primary_write(self, op: Op, osd: OSD, t: int) -> Generator[Any, Any, int]:
         acc, ev, k = op.acc, op.ev, self.k
         worker, th, t_lock = yield from self.receive_op(op, osd, t, OSDOP_HDR + op.nbytes)
-        t = th.run(t_lock, self.kc("osd.do_op"), acc, step=DO_OP)
+        t = th.run(t_lock, self.kc(self.st.osd_do_op), acc, step=DO_OP)
         if self.meta is not None:  # find_object_context -> getattr -> get_onode
             t = yield from self._metadata(op, osd, th, t, acc, True)
         ev[E_WAITSUB] = t
@@ -591,8 +648,9 @@ class Protocol:
         client connection sends it."""
         acc = op.acc
         acc[:] = branches.last
-        t = worker.run(branches.t, self.kc("osd.reply_send") + self.kc("kernel.tcp_tx", REPLY_BYTES)
-                       + self.msg("client", REPLY_BYTES), acc, step=REPLY_SEND)
+        t = worker.run(branches.t, self.kc(self.st.osd_reply_send)
+                       + self.kc(self.st.kernel_tcp_tx, REPLY_BYTES) + self.msg("client", REPLY_BYTES),
+                       acc, step=REPLY_SEND)
         op.ev[E_SENT] = op.ev[E_DONE] = t
         return t
 
@@ -606,12 +664,12 @@ class Protocol:
         receiver has dispatched it."""
         k = self.k
         send, wire, recv = steps
-        t = frm.worker(to.id).run(t, send_kc + self.kc("kernel.tcp_tx", nbytes)
+        t = frm.worker(to.id).run(t, send_kc + self.kc(self.st.kernel_tcp_tx, nbytes)
                                   + self.msg("cluster", nbytes), acc, step=send)
         t = yield from self.c.path(frm.host, to.host).transfer(k, t, nbytes, acc, wire)
         if k.must_yield(t):
             yield t
-        t = to.worker(frm.id).run(t, self.kc("osd.msgr_recv") + self.kc("kernel.tcp_rx", nbytes)
+        t = to.worker(frm.id).run(t, self.kc(self.st.osd_msgr_recv) + self.kc(self.st.kernel_tcp_rx, nbytes)
                                   + self.msg("cluster", nbytes), acc, step=recv)
         if k.must_yield(t):
             yield t
@@ -633,23 +691,23 @@ class Protocol:
         ec = self.ec is not None
         t = yield from self._osd_message(prim, rep, t, nbytes, acc,
                                          EC_SUBWRITE_MSG if ec else REPOP_MSG,
-                                         self.kc("osd.repop_send", nbytes))
+                                         self.kc(self.st.osd_repop_send, nbytes))
         th, t_lock = self._shard(rep, op.pg, t, acc)
-        t = th.run(t_lock, self.kc("osd.do_repop"), acc, step=EC_SUBWRITE if ec else DO_REPOP)
+        t = th.run(t_lock, self.kc(self.st.osd_do_repop), acc, step=EC_SUBWRITE if ec else DO_REPOP)
         if self.meta is not None:  # queue_transactions -> _write -> get_onode, fault_range
             t = yield from self._metadata(op, rep, th, t, acc, True)
         t = yield from self.bluestore_commit(op, rep, th, t, acc, nbytes=data, extra=extra,
                                              keys=keys)
         # repop_commit in the shard's first thread (Luminous, Mimic: BlueStore's finisher,
         # under the PG lock), reply via the msgr-worker
-        t = rep.commit_thread(op.pg).run(t, self.kc("osd.repop_commit"), acc,
+        t = rep.commit_thread(op.pg).run(t, self.kc(self.st.osd_repop_commit), acc,
                                          step=EC_SUBWRITE_COMMIT if ec else REPOP_COMMIT)
         if k.must_yield(t):
             yield t
         t = yield from self._osd_message(rep, prim, t, REPLY_BYTES, acc,
                                          EC_SUBWRITE_REPLY_MSG if ec else REPOP_REPLY_MSG)
         th, t_lock = self._shard(prim, op.pg, t, acc)
-        t = th.run(t_lock, self.kc("osd.repop_reply"), acc,
+        t = th.run(t_lock, self.kc(self.st.osd_repop_reply), acc,
                    step=EC_SUBWRITE_REPLY if ec else REPOP_REPLY)
         prim.hold_pg(op.pg, t)
         op.ev[E_SUBREC] = max(op.ev[E_SUBREC], t)
@@ -665,7 +723,7 @@ class Protocol:
             t = yield from self._metadata(op, osd, th, t, acc, True)
         t = yield from self.bluestore_commit(op, osd, th, t, acc, handoff=False, nbytes=data,
                                              extra=extra, keys=keys)
-        t = osd.commit_thread(op.pg).run(t, self.kc("osd.commit_cb"), acc, step=COMMIT_CB)
+        t = osd.commit_thread(op.pg).run(t, self.kc(self.st.osd_commit_cb), acc, step=COMMIT_CB)
         osd.hold_pg(op.pg, t)
         op.ev[E_OPCOMMIT] = t
         join.arrive(t, acc)
@@ -695,7 +753,7 @@ class Protocol:
         osd.throttle_kv += cost
         if deferred:
             osd.throttle_deferred += cost
-        work = self.kc("osd.bluestore_submit") + self.kc("kernel.io_submit")
+        work = self.kc(self.st.osd_bluestore_submit) + self.kc(self.st.kernel_io_submit)
         if extra:
             work += extra * self.jitter.draw()
         t = th.run(t, work, acc, handoff=handoff, step=BLUESTORE_SUBMIT)
@@ -708,8 +766,9 @@ class Protocol:
             t = osd.disk.write(t, nbytes, acc, step=DATA_WRITE)
             if k.must_yield(t):
                 yield t
-            t = osd.aio_data.run(t, self.kc("osd.aio_complete") + self.kc("kernel.io_complete"), acc,
-                                  step=AIO_DATA_DONE)
+            t = osd.aio_data.run(
+                t, self.kc(self.st.osd_aio_complete) + self.kc(self.st.kernel_io_complete), acc,
+                step=AIO_DATA_DONE)
             if k.must_yield(t):
                 yield t
         wait = Join(k, 1)
@@ -719,7 +778,7 @@ class Protocol:
             self.k.spawn(self.kv_sync_loop(osd), t)
         yield wait
         t = wait.t
-        t = osd.kv_final.run(t, self.kc("osd.kv_final"), acc, step=KV_FINAL)
+        t = osd.kv_final.run(t, self.kc(self.st.osd_kv_final), acc, step=KV_FINAL)
         if k.must_yield(t):
             yield t
         if self.deferred and nbytes:
@@ -745,22 +804,22 @@ class Protocol:
             # _txc_apply_kv, once per txc: a non-sync RocksDB write each.  This is the
             # part of a cycle that grows with the batch, so at high load the single
             # kv_sync thread, not the cores, can be what an OSD's write rate runs into.
-            apply = self.cost["osd.kv_apply"] * len(batch)
+            apply = self.st.osd_kv_apply * len(batch)
             if self.ec is not None:  # the rollback copies' keys
-                apply += self.cost["osd.kv_apply"] * sum(b.keys for b in batch)
+                apply += self.st.osd_kv_apply * sum(b.keys for b in batch)
             if not self.deferred or (osd.kv_need_flush and separate):
                 osd.kv_need_flush = False
-                t = kv.run(start, self.kc("osd.kv_sync") * 0.5, cyc, step=KV_TAKE_FLUSH)
+                t = kv.run(start, self.kc(self.st.osd_kv_sync) * 0.5, cyc, step=KV_TAKE_FLUSH)
                 if k.must_yield(t):
                     yield t
                 t = disk.flush(t, cyc, DATA_FLUSH)  # bdev->flush(): fdatasync of the data device
                 kv.free_at = t
                 if k.must_yield(t):
                     yield t
-                t = kv.run(t, (self.cost["kernel.io_complete"] + apply) * self.jitter.draw(), cyc,
+                t = kv.run(t, (self.st.kernel_io_complete + apply) * self.jitter.draw(), cyc,
                            step=KV_APPLY_AFTER_FLUSH)
             else:  # nothing to flush: straight to the applies
-                t = kv.run(start, (self.cost["osd.kv_sync"] * 0.5 + apply) * self.jitter.draw(), cyc,
+                t = kv.run(start, (self.st.osd_kv_sync * 0.5 + apply) * self.jitter.draw(), cyc,
                            step=KV_TAKE_APPLY)
             if k.must_yield(t):
                 yield t
@@ -778,12 +837,12 @@ class Protocol:
                 # 4 KiB write and one more flush per cycle (see resolve.WAL_RECYCLED).
                 # Back from fdatasync, then the log record's aio submit (the WAL append's
                 # submit is part of osd.kv_sync's per-cycle cost; this one is not).
-                t = kv.run(t, self.kc("kernel.io_complete") + self.kc("kernel.io_submit"), cyc,
+                t = kv.run(t, self.kc(self.st.kernel_io_complete) + self.kc(self.st.kernel_io_submit), cyc,
                            step=KV_LOG_SUBMIT)
                 if k.must_yield(t):
                     yield t
                 t = yield from self._bluefs_append_sync(osd, t, 4096, cyc, LOG_STEPS)  # op_file_update
-            t = kv.run(t, self.kc("kernel.io_complete") + self.kc("osd.kv_sync") * 0.5, cyc,
+            t = kv.run(t, self.kc(self.st.kernel_io_complete) + self.kc(self.st.osd_kv_sync) * 0.5, cyc,
                        step=KV_DONE_AFTER_LOG if self.wal_log_sync else KV_DONE_AFTER_WAL)
             osd.kv_cycles += 1
             osd.kv_batched += len(batch)
@@ -819,7 +878,7 @@ class Protocol:
         kv.free_at = t
         if k.must_yield(t):
             yield t
-        t = osd.aio_bluefs.run(t, self.kc("kernel.io_complete"), acc, step=done)
+        t = osd.aio_bluefs.run(t, self.kc(self.st.kernel_io_complete), acc, step=done)
         if k.must_yield(t):
             yield t
         t = kv.run(t, 0.0, acc, step=wake)  # bstore_aio wakes kv_sync waiting in BlueFS
@@ -835,8 +894,8 @@ class Protocol:
     def _crypt_kc(self, osd: OSD, nbytes: int) -> float:
         """kcryptd's work for one bio: the hop, one cipher request per sector, the bytes."""
         sectors = -(-nbytes // osd.crypt_sector)
-        return (self.kc("kernel.crypt_queue") + sectors * self.cost["kernel.crypt_sector"]
-                + self.cost["kernel.crypt_per_kib"] * nbytes / 1024.0)
+        return (self.kc(self.st.kernel_crypt_queue) + sectors * self.st.kernel_crypt_sector
+                + self.st.kernel_crypt_per_kib * nbytes / 1024.0)
 
     @staticmethod
     def _next_kcryptd(osd: OSD) -> Thread:
@@ -853,7 +912,7 @@ class Protocol:
         if k.must_yield(t):
             yield t
         assert osd.crypt_write is not None
-        t = osd.crypt_write.run(t, self.kc("kernel.crypt_queue"), acc, step=CRYPT_SUBMIT)
+        t = osd.crypt_write.run(t, self.kc(self.st.kernel_crypt_queue), acc, step=CRYPT_SUBMIT)
         if k.must_yield(t):
             yield t
         return t
@@ -911,7 +970,7 @@ class Protocol:
         try_finish_rmw)."""
         acc, ev, k = op.acc, op.ev, self.k
         worker, th, t_lock = yield from self.receive_op(op, osd, t, OSDOP_HDR + op.nbytes)
-        t = th.run(t_lock, self.kc("osd.do_op") + self.kc("osd.ec_rmw"), acc, step=EC_DO_OP)
+        t = th.run(t_lock, self.kc(self.st.osd_do_op) + self.kc(self.st.osd_ec_rmw), acc, step=EC_DO_OP)
         if self.meta is not None:  # the object context: its own shard object's attributes
             t = yield from self._metadata(op, osd, th, t, acc, True, attrs_only=True)
         ev[E_WAITSUB] = t
@@ -920,7 +979,7 @@ class Protocol:
         self.ec_pipeline[pg] = self.ec_pipeline.get(pg, 0) + 1
         # what a shard's transaction keeps for rollback (with data: touch + clone_range),
         # and the previous entry's copy it trims when no roll-forward of its own came
-        clone = self.cost["osd.ec_rollback"] if self.ec_rollback else 0.0
+        clone = self.st.osd_ec_rollback if self.ec_rollback else 0.0
         trim = clone if self.ec_trim_pending.pop(pg, False) else 0.0
         if reads:
             osd.hold_pg(op.pg, t)  # the op waits for its reads without the PG lock
@@ -961,10 +1020,10 @@ class Protocol:
         nop = Op(op.job, True, 0, op.pg, k.now, op.seq, op.block)
         acc = nop.acc
         th, t_lock = self._shard(osd, op.pg, k.now, acc)
-        t = th.run(t_lock, self.kc("osd.ec_rollforward"), acc, step=EC_ROLLFORWARD)
+        t = th.run(t_lock, self.kc(self.st.osd_ec_rollforward), acc, step=EC_ROLLFORWARD)
         if k.must_yield(t):
             yield t
-        trim = self.cost["osd.ec_rollback"]
+        trim = self.st.osd_ec_rollback
         join = Join(k, len(shard_idx))
         shards = self.c.acting[op.pg]
         for idx in shard_idx:
@@ -983,7 +1042,7 @@ class Protocol:
         systematic, so nothing is decoded."""
         acc = op.acc
         worker, th, t_lock = yield from self.receive_op(op, osd, t, OSDOP_HDR)
-        t = th.run(t_lock, self.kc("osd.do_read"), acc, step=EC_DO_READ)
+        t = th.run(t_lock, self.kc(self.st.osd_do_read), acc, step=EC_DO_READ)
         if self.meta is not None:  # the object context: its own shard object's attributes
             t = yield from self._metadata(op, osd, th, t, acc, False, attrs_only=True)
         osd.hold_pg(op.pg, t)
@@ -1018,12 +1077,12 @@ class Protocol:
         local = rep is prim
         if not local:
             t = yield from self._osd_message(prim, rep, t, EC_READ_HDR, acc, EC_SUBREAD_MSG,
-                                             self.kc("osd.repop_send"))
+                                             self.kc(self.st.osd_repop_send))
         th, t_lock = self._shard(rep, op.pg, t, acc)
-        t = th.run(t_lock, self.kc("osd.ec_subread"), acc, step=EC_SUBREAD)
+        t = th.run(t_lock, self.kc(self.st.osd_ec_subread), acc, step=EC_SUBREAD)
         if self.meta is not None:  # the shard's own object
             t = yield from self._metadata(op, rep, th, t, acc, False)
-        t = th.run(t, self.kc("kernel.io_submit"), acc, handoff=False, step=EC_SUBREAD_IO_SUBMIT)
+        t = th.run(t, self.kc(self.st.kernel_io_submit), acc, handoff=False, step=EC_SUBREAD_IO_SUBMIT)
         if k.must_yield(t):
             yield t
         per = self.blocks_per_object
@@ -1033,9 +1092,9 @@ class Protocol:
             t = yield from self._osd_message(rep, prim, t, REPLY_BYTES + nbytes, acc,
                                              EC_SUBREAD_REPLY_MSG)
             th, t_lock = self._shard(prim, op.pg, t, acc)
-            t = th.run(t_lock, self.kc("osd.ec_read_reply"), acc, step=EC_SUBREAD_REPLY)
+            t = th.run(t_lock, self.kc(self.st.osd_ec_read_reply), acc, step=EC_SUBREAD_REPLY)
         else:
-            t = th.run(t, self.kc("osd.ec_read_reply"), acc, handoff=False, step=EC_SUBREAD_REPLY)
+            t = th.run(t, self.kc(self.st.osd_ec_read_reply), acc, handoff=False, step=EC_SUBREAD_REPLY)
         prim.hold_pg(op.pg, t)
         join.arrive(t, (acc, th))
 
@@ -1046,11 +1105,11 @@ class Protocol:
         if self.cache_hit[osd.id].draw():
             # BlueStore::_do_read finds every extent in the onode's buffer cache: no device
             # I/O, the shard thread builds the reply from the cached buffers
-            t = th.run(t_lock, self.kc("osd.do_read"), acc, step=DO_READ_CACHED)
+            t = th.run(t_lock, self.kc(self.st.osd_do_read), acc, step=DO_READ_CACHED)
         else:
             if self.meta is not None:  # the data is not cached: is its onode?
                 t_lock = yield from self._metadata(op, osd, th, t_lock, acc, False)
-            t = th.run(t_lock, self.kc("osd.do_read") + self.kc("kernel.io_submit"), acc,
+            t = th.run(t_lock, self.kc(self.st.osd_do_read) + self.kc(self.st.kernel_io_submit), acc,
                        step=DO_READ_SUBMIT)
             if k.must_yield(t):
                 yield t

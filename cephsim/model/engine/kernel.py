@@ -78,6 +78,11 @@ class Kernel:
         #: while a step runs: a continuation earlier than this may run inline (see must_yield)
         self.horizon: int = -1
         self.steps = 0  #: continuations run (the model's "events")
+        #: generator resumptions (steps less those must_yield let run on inline), and of
+        #: them the forced ones: a process that yielded a time had to wait in the heap
+        #: because another continuation was due first
+        self.resumes = 0
+        self.forced = 0
         self.simpy_events = 0  #: SimPy events the kernel itself scheduled
 
     # ------------------------------------------------------------ scheduling
@@ -134,6 +139,7 @@ class Kernel:
         fast = self.fast
         env_now = env.now
         steps = 0
+        forced = 0
         self._draining = True
         # The earliest time a foreign SimPy event could interleave: with the fast path,
         # the next one in SimPy's queue (events at env_now itself run first: anything
@@ -179,10 +185,13 @@ class Kernel:
                     t = nxt
                     continue
                 # queue it and take the earliest continuation, in one heap operation
+                forced += 1
                 self._seq += 1
                 item = heappushpop(heap, (nxt, self._seq, proc))
                 break
         self.steps += steps
+        self.resumes += steps
+        self.forced += forced
         self._draining = False
         self.horizon = -1  # outside a step nothing may run inline
         if heap and heap[0][0] < self._wake_at:
