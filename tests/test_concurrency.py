@@ -149,8 +149,8 @@ def test_a_killed_parent_leaves_no_worker_behind(tmp_path):
     script.write_text(
         "import os, sys, time\n"
         "from concurrent.futures import ProcessPoolExecutor\n"
-        "from cephsim.tools.sweep import _worker_init\n"
-        "ex = ProcessPoolExecutor(2, initializer=_worker_init, initargs=(os.getpid(),))\n"
+        "from cephsim.tools.workers import worker_init\n"
+        "ex = ProcessPoolExecutor(2, initializer=worker_init, initargs=(os.getpid(),))\n"
         "fs = [ex.submit(time.sleep, 60) for _ in range(2)]\n"
         "time.sleep(1.0)\n"
         "print(' '.join(str(p) for p in ex._processes), flush=True)\n"

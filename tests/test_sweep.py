@@ -210,9 +210,9 @@ def test_an_interrupted_pool_stops_at_once():
     import time
     from concurrent.futures import ProcessPoolExecutor
 
-    from cephsim.tools import sweep
+    from cephsim.tools import workers
 
-    ex = ProcessPoolExecutor(max_workers=2, initializer=sweep._worker_init)
+    ex = ProcessPoolExecutor(max_workers=2, initializer=workers.worker_init)
     futs = [ex.submit(time.sleep, 60) for _ in range(5)]
     deadline = time.monotonic() + 30
     while not (futs[0].running() and futs[1].running()) and time.monotonic() < deadline:
@@ -220,7 +220,7 @@ def test_an_interrupted_pool_stops_at_once():
     procs = list(ex._processes.values())
     assert procs and all(p.is_alive() for p in procs)
     t0 = time.monotonic()
-    sweep._stop_pool(ex)
+    workers.stop_pool(ex)
     assert time.monotonic() - t0 < 10
     assert not any(p.is_alive() for p in procs), [(p.pid, p.exitcode, p.is_alive()) for p in procs]
     # queued runs cancelled; the running ones (and the one the pool had already handed to
@@ -229,7 +229,7 @@ def test_an_interrupted_pool_stops_at_once():
     # the workers ignore SIGINT (the terminal sends it to the whole process group)
     old = signal.getsignal(signal.SIGINT)
     try:
-        sweep._worker_init()
+        workers.worker_init()
         assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
     finally:
         signal.signal(signal.SIGINT, old)

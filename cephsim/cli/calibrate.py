@@ -8,7 +8,16 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from cephsim.cli.common import Format, emit, fail
+from cephsim.cli.common import (
+    ExecOpt,
+    ExecutorKind,
+    Format,
+    JobsOpt,
+    SchedOpt,
+    check_scheduler,
+    emit,
+    fail,
+)
 from cephsim.errors import CephsimError
 
 DEFAULT_FIT = ["scale", "tails.kv_stall_rate_hz", "tails.kv_stall.median"]
@@ -72,12 +81,16 @@ def register(app: typer.Typer) -> None:
         store_forward: Annotated[bool, typer.Option(
             "--store-and-forward", help="--network: the switch stores and forwards (serialises "
                                         "every link).")] = False,
+        jobs: JobsOpt = None,
+        executor: ExecOpt = ExecutorKind.local,
+        scheduler: SchedOpt = None,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")] = False,
     ) -> None:
         """Fit software costs to measured cases; cross-validate; fit a network hop to qperf or
         ping; or fit consumer drives' flush cost to job sweeps."""
         try:
             _check_modes(ctx, network, flush_sweeps, cross_validate)
+            check_scheduler(executor, scheduler)
             from cephsim.formats.output import check_outputs
 
             if output is not None and (network or flush_sweeps):
@@ -121,19 +134,23 @@ def register(app: typer.Typer) -> None:
             releases = sorted({prepare(c).release for c in cases if not c.skip_reason})
             is_shared = cross_validate if shared is None else shared
             params = parse_params(fit or DEFAULT_FIT, releases, is_shared)
-            opts = FitOptions(seeds=seeds, seed0=seed, ios=ios, verify_ios=verify_ios,
-                              max_evals=max_evals, progress=progress)
-            if cross_validate:
-                from cephsim.tools.calibrate.crossval import cross_validate as cv
-                from cephsim.tools.calibrate.crossval import cv_text
+            from cephsim.tools.workers import Workers
 
-                folds, skipped = cv(cases, params, opts)
-                text = (json.dumps({"folds": [f.to_dict() for f in folds], "skipped": skipped,
-                                    "parameters": [p.label for p in params]}, indent=2) + "\n"
-                        if format is Format.json else cv_text(folds, skipped, params, opts))
-                emit(text, output)
-                return
-            res = run_fit(cases, params, opts)
+            with Workers(jobs, executor.value, scheduler) as workers:
+                opts = FitOptions(seeds=seeds, seed0=seed, ios=ios, verify_ios=verify_ios,
+                                  max_evals=max_evals, progress=progress, workers=workers)
+                if cross_validate:
+                    from cephsim.tools.calibrate.crossval import cross_validate as cv
+                    from cephsim.tools.calibrate.crossval import cv_text
+
+                    folds, skipped = cv(cases, params, opts)
+                    text = (json.dumps({"folds": [f.to_dict() for f in folds],
+                                        "skipped": skipped,
+                                        "parameters": [p.label for p in params]}, indent=2) + "\n"
+                            if format is Format.json else cv_text(folds, skipped, params, opts))
+                    emit(text, output)
+                    return
+                res = run_fit(cases, params, opts)
             written = write_profiles(res, output) if output else []
             if format is Format.json:
                 doc = res.to_dict()
@@ -166,10 +183,13 @@ def register(app: typer.Typer) -> None:
             help="Release-against-release evidence (default: calibration/release-ratios.yaml "
             "with the default corpus).")] = None,
         format: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
+        executor: ExecOpt = ExecutorKind.local,
+        scheduler: SchedOpt = None,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")] = False,
     ) -> None:
         """Leave-one-cluster-out: predict each published cluster from a joint fit on the others."""
         try:
+            check_scheduler(executor, scheduler)
             from cephsim.formats.output import check_outputs, write_atomic
             from cephsim.tools.calibrate.accuracy import case_files, replace_block, run_accuracy
             from cephsim.tools.calibrate.cases import load_cases
@@ -184,7 +204,7 @@ def register(app: typer.Typer) -> None:
             v, command = run_accuracy(cases, paths, seeds, ios, jobs,
                                       None if quiet else
                                       (lambda s: print(s, file=sys.stderr, flush=True)),
-                                      ratios)
+                                      ratios, executor=executor.value, scheduler=scheduler)
             new_readme = None
             if readme is not None:
                 from cephsim.tools.calibrate.corpus import summary_lines
@@ -231,7 +251,8 @@ _NETWORK_OPTIONS = {"speed": "--speed", "kernel_us": "--kernel-us", "switch_us":
                     "links": "--links", "store_forward": "--store-and-forward"}
 #: the options of a software-cost fit (and --cross-validate), meaningless to the other modes
 _FIT_OPTIONS = {"fit": "--fit", "seeds": "--seeds", "seed": "--seed", "ios": "--ios",
-                "verify_ios": "--verify-ios", "max_evals": "--max-evals", "shared": "--shared"}
+                "verify_ios": "--verify-ios", "max_evals": "--max-evals", "shared": "--shared",
+                "jobs": "--jobs", "executor": "--executor", "scheduler": "--scheduler"}
 
 
 def _check_modes(ctx: typer.Context, network: bool, flush_sweeps: bool,

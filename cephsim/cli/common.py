@@ -77,6 +77,26 @@ OutputOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help=
         "Write to this file (atomically) instead of stdout ('-': stdout).")]
 
 
+class ExecutorKind(str, Enum):
+    """Where many simulations run (:class:`cephsim.tools.workers.Workers`)."""
+    local = "local"
+    dask = "dask"
+
+
+JobsOpt = Annotated[Optional[int], typer.Option("--jobs", "-j", min=1,
+                                                help="Parallel local processes (default: all "
+                                                        "cores).")]
+ExecOpt = Annotated[ExecutorKind, typer.Option("--executor", help="local process pool or a Dask "
+        "cluster.")]
+SchedOpt = Annotated[Optional[str], typer.Option("--scheduler", metavar="ADDRESS", help=
+        "Dask scheduler address (tcp://host:8786).")]
+
+
+def check_scheduler(executor: ExecutorKind, scheduler: str | None) -> None:
+    if scheduler is not None and executor is not ExecutorKind.dask:
+        raise CephsimError.single("--scheduler only applies with --executor dask")
+
+
 #: problems printed at most: a file with thousands of wrong keys gets the first ones and a
 #: count, not a screen flood (fixing these usually fixes or reveals the rest)
 MAX_PROBLEMS_SHOWN = 50

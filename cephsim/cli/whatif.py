@@ -13,7 +13,18 @@ from typing import Annotated, Optional
 
 import typer
 
-from cephsim.cli.common import emit, fail, html_suffix, plot_suffix, write_page
+from cephsim.cli.common import (
+    ExecOpt,
+    ExecutorKind,
+    JobsOpt,
+    SchedOpt,
+    check_scheduler,
+    emit,
+    fail,
+    html_suffix,
+    plot_suffix,
+    write_page,
+)
 from cephsim.errors import CephsimError
 
 
@@ -35,30 +46,13 @@ def _render(c: object, format: CmpFormat) -> str:
             CmpFormat.markdown: c.to_markdown}[format]()  # type: ignore[attr-defined]
 
 
-class ExecutorKind(str, Enum):
-    local = "local"
-    dask = "dask"
-
-
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar (for scripts).")]
-JobsOpt = Annotated[Optional[int], typer.Option("--jobs", "-j", min=1,
-                                                help="Parallel local processes (default: all "
-                                                        "cores).")]
-ExecOpt = Annotated[ExecutorKind, typer.Option("--executor", help="local process pool or a Dask "
-        "cluster.")]
-SchedOpt = Annotated[Optional[str], typer.Option("--scheduler", metavar="ADDRESS", help=
-        "Dask scheduler address (tcp://host:8786).")]
 SetOpt = Annotated[Optional[list[str]], typer.Option(
     "--set", help="path=v1,v2,... (a sweep axis) or path=value. Repeatable.")]
 OutOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help=
         "Write to this file instead of stdout.")]
 SeedOpt = Annotated[Optional[int], typer.Option("--seed", min=0, help=
         "Base seed (default: run.seed).")]
-
-
-def _check_scheduler(executor: ExecutorKind, scheduler: str | None) -> None:
-    if scheduler is not None and executor is not ExecutorKind.dask:
-        raise CephsimError.single("--scheduler only applies with --executor dask")
 
 
 def register(app: typer.Typer) -> None:
@@ -109,7 +103,7 @@ def register(app: typer.Typer) -> None:
             from cephsim.tools.sweep import run_sweep, write_fio_dir
 
             plot_suffix(plot)
-            _check_scheduler(executor, scheduler)
+            check_scheduler(executor, scheduler)
             check_outputs({"--output": output, "--plot": plot}, [scenario])
             res = run_sweep(scenario, set_ or [], seeds=seeds, seed=seed, jobs=jobs,
                             executor=executor.value, scheduler=scheduler, quiet=quiet,
@@ -156,7 +150,7 @@ def register(app: typer.Typer) -> None:
             from cephsim.formats.output import check_outputs
             from cephsim.tools.compare import compare as do_compare
 
-            _check_scheduler(executor, scheduler)
+            check_scheduler(executor, scheduler)
             check_outputs({"--output": output}, list(scenarios))
 
             c = do_compare(scenarios, set_ or [], seeds=seeds, seed=seed, jobs=jobs,

@@ -619,30 +619,13 @@ def _explain_variant(job: tuple[str, list[str], str, int]) -> dict[str, Any]:
 def _explain_all(jobs_: list[tuple[str, list[str], str, int]], jobs: int | None,
                  quiet: bool) -> list[dict[str, Any]]:
     """:func:`_explain_variant` of each, on ``jobs`` processes (default: all cores)."""
-    import os
-    from concurrent.futures import as_completed
-
     from cephsim.tools.progress import ProgressBar
-    from cephsim.tools.sweep import _stop_pool, new_pool
+    from cephsim.tools.workers import Workers
 
-    out: list[dict[str, Any]] = [{} for _ in jobs_]
-    n = min(jobs or os.cpu_count() or 1, len(jobs_))
-    with ProgressBar(len(jobs_), "explain: ablations, each op traced", quiet=quiet) as bar:
-        if n <= 1:
-            for i, j in enumerate(jobs_):
-                out[i] = _explain_variant(j)
-                bar.advance()
-        else:
-            pool = new_pool(n)
-            try:
-                futs = {pool.submit(_explain_variant, j): i for i, j in enumerate(jobs_)}
-                for f in as_completed(futs):
-                    out[futs[f]] = f.result()
-                    bar.advance()
-            except BaseException:
-                _stop_pool(pool)
-                raise
-            pool.shutdown()
+    with ProgressBar(len(jobs_), "explain: ablations, each op traced", quiet=quiet) as bar, \
+            Workers(jobs) as workers:
+        out: list[dict[str, Any]] = workers.map(_explain_variant, [(j,) for j in jobs_],
+                                                bar.advance)
     for i, o in enumerate(out):
         if "error" in o:
             raise CephsimError.single(f"ablation {' '.join(jobs_[i][1])} failed: {o['error']}")

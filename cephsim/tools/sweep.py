@@ -10,14 +10,13 @@ import io
 import itertools
 import json
 import math
-import os
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterable, Sequence
 
 from cephsim.errors import CephsimError, Problem
 from cephsim.tools.progress import ProgressBar
+from cephsim.tools.workers import Workers
 
 #: metrics reported per point: key, column title, unit
 METRICS: tuple[tuple[str, str, str], ...] = (
@@ -265,108 +264,17 @@ def direction_figures(d: Any) -> dict[str, float]:
 
 def execute(tasks: Sequence[Task], *, jobs: int | None = None, executor: str = "local",
             scheduler: Any = None, quiet: bool = True, what: str = "simulating") -> list[dict[str, Any]]:
-    """Run tasks; results in task order whatever the executor and completion order."""
-    results: list[dict[str, Any] | None] = [None] * len(tasks)
-    with ProgressBar(len(tasks), what, quiet=quiet) as bar:
-        if executor == "local":
-            n = jobs or os.cpu_count() or 1
-            if n <= 1 or len(tasks) <= 1:
-                for i, t in enumerate(tasks):
-                    results[i] = run_task(t)
-                    bar.advance()
-            else:
-                ex = new_pool(min(n, len(tasks)))
-                try:
-                    _collect(ex, tasks, results, bar)
-                except BaseException:  # Ctrl-C (or an error): stop now, not after every queued run
-                    _stop_pool(ex)
-                    raise
-                ex.shutdown()
-        elif executor == "dask":
-            client, own = _dask_client(scheduler)
-            try:
-                ex = client.get_executor(pure=False)
-                _collect(ex, tasks, results, bar)
-            finally:
-                if own:
-                    client.close()
-        else:
-            raise CephsimError.single(f"unknown executor {executor!r} (local or dask)")
+    """Run tasks (:class:`~cephsim.tools.workers.Workers`); results in task order whatever
+    the executor and completion order."""
+    with ProgressBar(len(tasks), what, quiet=quiet) as bar, \
+            Workers(jobs, executor, scheduler) as workers:
+        results = workers.map(run_task, [(t,) for t in tasks], bar.advance)
     errors = [(i, r["error"]) for i, r in enumerate(results) if r and "error" in r]
     if errors:
         i, msg = errors[0]
         raise CephsimError.single(f"run {i + 1} ({' '.join(tasks[i].overrides) or 'as is'}, "
                                   f"seed {tasks[i].seed}) failed: {msg}")
-    return results  # type: ignore[return-value]
-
-
-def _collect(ex: Executor, tasks: Sequence[Task], results: list[Any], bar: ProgressBar) -> None:
-    futs: dict[Future[Any], int] = {ex.submit(run_task, t): i for i, t in enumerate(tasks)}
-    for f in as_completed(futs):
-        results[futs[f]] = f.result()
-        bar.advance()
-
-
-def new_pool(workers: int) -> ProcessPoolExecutor:
-    """A process pool whose workers ignore Ctrl-C and die with this process
-    (:func:`_worker_init`); stop it early with :func:`_stop_pool`."""
-    return ProcessPoolExecutor(max_workers=workers, initializer=_worker_init,
-                               initargs=(os.getpid(),))
-
-
-def _worker_init(parent: int | None = None) -> None:
-    """Workers ignore Ctrl-C: the terminal sends it to the whole process group, and a
-    worker would report the interrupted run and take the next one (concurrent.futures
-    catches BaseException per task).  The parent stops them (:func:`_stop_pool`).
-
-    They also die with their parent: killed outright (SIGKILL, an OOM kill), the parent
-    cannot stop them, and orphaned workers would run on and hold the caller's stdout (a
-    pipe into ``tee`` would never close).  Linux's parent-death signal does it; where
-    there is none, nothing changes."""
-    import os
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if parent is None:
-        return
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        PR_SET_PDEATHSIG = 1
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):  # not Linux: no parent-death signal
-        return
-    if os.getppid() != parent:  # the parent died before the signal was armed
-        os._exit(1)
-
-
-def _stop_pool(ex: ProcessPoolExecutor) -> None:
-    """End the running runs and cancel the queued ones: a plain shutdown would wait for
-    every queued run to finish first.  The workers hold nothing to clean up (results come
-    back whole or not at all), so they are killed; the executor then sees its workers gone,
-    fails what it had handed them, and its shutdown reaps them."""
-    for p in list((getattr(ex, "_processes", None) or {}).values()):
-        if p.exitcode is None:
-            p.kill()
-    ex.shutdown(wait=True, cancel_futures=True)
-
-
-def _dask_client(scheduler: Any) -> tuple[Any, bool]:
-    try:
-        from distributed import Client
-    except ImportError:
-        raise CephsimError.single("--executor dask needs Dask: pip install "
-                                  "'cephsim[dask]'") from None
-    if isinstance(scheduler, Client):
-        return scheduler, False
-    if not scheduler:
-        raise CephsimError.single("--executor dask needs --scheduler ADDRESS (e.g. "
-                                  "tcp://host:8786)")
-    try:
-        return Client(scheduler, timeout="10s"), True
-    except (OSError, TimeoutError) as e:
-        raise CephsimError.single(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
+    return results
 
 
 # ----------------------------------------------------------------- the sweep

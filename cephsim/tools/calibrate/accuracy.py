@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from cephsim.errors import CephsimError
 from cephsim.tools.calibrate.cases import Case
@@ -35,10 +35,13 @@ def case_files(given: list[Path] | None) -> list[Path]:
 
 def run_accuracy(cases: list[Case], paths: list[Path], seeds: int, ios: int, jobs: int | None,
                  progress: Callable[[str], None] | None,
-                 ratios_path: Path | None = None) -> tuple[Validation, str]:
+                 ratios_path: Path | None = None, executor: str = "local",
+                 scheduler: Any = None) -> tuple[Validation, str]:
     """Leave-one-cluster-out over the qd1 corpus of ``cases`` (read from ``paths``).
     ``ratios_path``: the release-ratio file (default: calibration/release-ratios.yaml with
-    the default corpus, none with cases given by hand)."""
+    the default corpus, none with cases given by hand).  The simulations run on ``jobs``
+    local processes or a Dask cluster (``executor``, ``scheduler``): the same numbers
+    either way, so the command line written with the report does not name them."""
     corpus = [c for c in cases if c.corpus == "qd1" and not c.skip_reason]
     if progress:
         for c in cases:
@@ -56,7 +59,8 @@ def run_accuracy(cases: list[Case], paths: list[Path], seeds: int, ios: int, job
     named = ("" if ratios_path is None or (not where and ratios_path == RATIOS)
              else f" --ratios {ratios_path}")
     command = f"cephsim accuracy{where}{named} --seeds {seeds} --ios {ios}"
-    v = cross_validate(corpus, list(range(1, seeds + 1)), ios, jobs, progress, ratios)
+    v = cross_validate(corpus, list(range(1, seeds + 1)), ios, jobs, progress, ratios,
+                       executor=executor, scheduler=scheduler)
     return v, command
 
 

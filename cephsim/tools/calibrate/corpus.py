@@ -11,7 +11,6 @@ checked by simulating the case at the predicted scale.  The method is in docs/ca
 from __future__ import annotations
 
 import math
-import os
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ import numpy as np
 from cephsim.errors import CephsimError
 from cephsim.scenario.schema import Release
 from cephsim.tools.calibrate.cases import CPU_STAT, Case, unit_of
+from cephsim.tools.workers import Workers
 
 RELEASES: tuple[str, ...] = get_args(Release)
 
@@ -172,35 +172,18 @@ class Prediction:
 
 # ------------------------------------------------------------------ simulation
 
-_PREPARED: dict[str, Any] = {}
-
-
 def _simulate(case: Case, scale: float, seed: int, ios: int) -> dict[str, float]:
     """One case at one scale and seed: its statistics as fio reports them (ns / IOPS)."""
-    from cephsim.tools.calibrate.objective import prepare, simulate
+    from cephsim.tools.calibrate.objective import case_stats
 
-    key = str(case.path)
-    if key not in _PREPARED:  # load and resolve once per process
-        _PREPARED[key] = prepare(case)
-    return simulate(_PREPARED[key], {"scale": scale}, [seed], ios, exact=False)
+    return case_stats(case, {"scale": scale}, [seed], ios, exact=False)
 
 
-def _run_all(jobs: list[tuple[Case, float, int, int]], workers: int,
+def _run_all(jobs: list[tuple[Case, float, int, int]], workers: Workers,
              progress: Callable[[str], None] | None, what: str) -> list[dict[str, float]]:
     if progress:
-        progress(f"{what}: {len(jobs)} runs on {workers} worker(s)")
-    if workers <= 1 or len(jobs) <= 1:
-        return [_simulate(*j) for j in jobs]
-    from cephsim.tools.sweep import _stop_pool, new_pool
-
-    ex = new_pool(min(workers, len(jobs)))
-    try:
-        out = list(ex.map(_simulate, *zip(*jobs), chunksize=1))
-    except BaseException:
-        _stop_pool(ex)
-        raise
-    ex.shutdown()
-    return out
+        progress(f"{what}: {len(jobs)} runs on {workers.describe()}")
+    return workers.map(_simulate, jobs)
 
 
 def _mean_over_seeds(runs: list[dict[str, float]]) -> dict[str, float]:
@@ -217,7 +200,7 @@ def case_data(cases: list[Case]) -> list[CaseData]:
     return out
 
 
-def build_emulators(data: list[CaseData], seeds: list[int], ios: int, workers: int,
+def build_emulators(data: list[CaseData], seeds: list[int], ios: int, workers: Workers,
                     progress: Callable[[str], None] | None = None) -> None:
     """Simulate every case at the grid's scales (common seeds) and fit its emulators."""
     jobs = [(d.case, d.scale0 * math.exp(g), s, ios) for d in data for g in GRID for s in seeds]
@@ -340,9 +323,20 @@ class Validation:
         return out
 
 
-def cross_validate(cases: list[Case], seeds: list[int], ios: int, workers: int | None = None,
+def cross_validate(cases: list[Case], seeds: list[int], ios: int, jobs: int | None = None,
                    progress: Callable[[str], None] | None = None,
-                   ratios: list[ReleaseRatio] = ()) -> Validation:  # type: ignore[assignment]
+                   ratios: list[ReleaseRatio] = (),  # type: ignore[assignment]
+                   executor: str = "local", scheduler: Any = None) -> Validation:
+    """Leave-one-cluster-out over ``cases``; the simulations on ``jobs`` local processes
+    (default: every core) or on a Dask cluster (``executor``, ``scheduler``): the same
+    numbers whichever runs them."""
+    with Workers(jobs, executor, scheduler) as workers:
+        return _cross_validate(cases, seeds, ios, workers, progress, ratios)
+
+
+def _cross_validate(cases: list[Case], seeds: list[int], ios: int, workers: Workers,
+                    progress: Callable[[str], None] | None,
+                    ratios: list[ReleaseRatio]) -> Validation:
     from cephsim.model.software import software_table
 
     active = [c for c in cases if not c.skip_reason]
@@ -350,7 +344,6 @@ def cross_validate(cases: list[Case], seeds: list[int], ios: int, workers: int |
     clusters = sorted({d.cluster for d in data})
     if len(clusters) < 2:
         raise CephsimError.single("leave-one-cluster-out needs cases from at least two clusters")
-    workers = workers or os.cpu_count() or 1
     table = software_table().releases
     scale0 = {r: table[r].scale for r in RELEASES}
     build_emulators(data, seeds, ios, workers, progress)

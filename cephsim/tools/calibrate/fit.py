@@ -32,7 +32,7 @@ from cephsim.tools.calibrate.objective import (
     prepare,
     rel_error,
     residuals,
-    simulate,
+    simulate_all,
 )
 from cephsim.tools.calibrate.params import Param, bounds, fmt_value, start_value
 
@@ -46,6 +46,9 @@ class FitOptions:
     max_evals: int = 60
     verify: bool = True
     progress: Any = None  #: callable(str) for progress lines
+    #: where the cases are simulated (a :class:`~cephsim.tools.workers.Workers`: local
+    #: processes or a Dask cluster, the same numbers either way); None: in this process
+    workers: Any = None
 
     def __post_init__(self) -> None:
         for flag, v, lo in (("--seeds", self.seeds, 1), ("--ios", self.ios, 1),
@@ -140,8 +143,10 @@ def fit_models(models: list[CaseModel], params: list[Param], opts: FitOptions) -
         if key in cache:
             return cache[key]
         r: list[float] = []
-        for m in models:
-            r += residuals(m, simulate(m, param_values(params, x, m.release), seeds, opts.ios))
+        stats = simulate_all(models, [param_values(params, x, m.release) for m in models],
+                             seeds, opts.ios, True, opts.workers)
+        for m, st in zip(models, stats):
+            r += residuals(m, st)
         out = np.array(r)
         cache[key] = out
         count[0] += 1
@@ -171,11 +176,9 @@ def fit_models(models: list[CaseModel], params: list[Param], opts: FitOptions) -
 def verify(models: list[CaseModel], params: list[Param], x: np.ndarray | None,
            opts: FitOptions) -> dict[str, dict[str, float]]:
     """Final runs (fio histogram percentiles), one per case, at verify_ios (or run.ios)."""
-    out = {}
-    for m in models:
-        vals = param_values(params, x, m.release) if x is not None else {}
-        out[m.case.name] = simulate(m, vals, [opts.seed0], opts.verify_ios, exact=False)
-    return out
+    vals = [param_values(params, x, m.release) if x is not None else {} for m in models]
+    stats = simulate_all(models, vals, [opts.seed0], opts.verify_ios, False, opts.workers)
+    return {m.case.name: st for m, st in zip(models, stats)}
 
 
 def calibrate(cases: list[Case], params: list[Param], opts: FitOptions) -> FitResult:

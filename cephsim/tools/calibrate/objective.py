@@ -51,6 +51,35 @@ def prepare(case: Case) -> CaseModel:
     return CaseModel(case, sc, r)
 
 
+#: this process's prepared cases (a worker of a pool or a Dask cluster keeps its own)
+_PREPARED: dict[tuple[str, str], CaseModel] = {}
+
+
+def prepared(case: Case) -> CaseModel:
+    """:func:`prepare`, once per case and process."""
+    key = (str(case.path), case.name)
+    if key not in _PREPARED:
+        _PREPARED[key] = prepare(case)
+    return _PREPARED[key]
+
+
+def case_stats(case: Case, values: dict[str, float], seeds: list[int], ios: int | None,
+               exact: bool = True) -> dict[str, float]:
+    """:func:`simulate` of a case by the case alone (what a worker process is sent): it
+    is prepared there, once per process, as :func:`prepare` prepares it here."""
+    return simulate(prepared(case), values, seeds, ios, exact)
+
+
+def simulate_all(models: list[CaseModel], values: list[dict[str, float]], seeds: list[int],
+                 ios: int | None, exact: bool, workers: Any = None) -> list[dict[str, float]]:
+    """:func:`simulate` of each model with its values: here, one after the other, or
+    (``workers``, a :class:`~cephsim.tools.workers.Workers`) in parallel, in order."""
+    if workers is None:
+        return [simulate(m, v, seeds, ios, exact) for m, v in zip(models, values)]
+    return workers.map(case_stats, [(m.case, v, seeds, ios, exact)
+                                    for m, v in zip(models, values)])
+
+
 def param_values(params: list[Param], x: np.ndarray, release: str) -> dict[str, float]:
     return {p.name: math.exp(float(v)) for p, v in zip(params, x) if p.applies(release)}
 
