@@ -177,6 +177,46 @@ def _over_memory(scenario: Scenario, path: str | Path | None, held: int, done: i
         file=str(path) if path else None, path="run.max_memory")
 
 
+class DeferredInterrupt:
+    """Ctrl-C during the simulation, taken at a step boundary rather than where it lands.
+
+    Python raises KeyboardInterrupt wherever the interpreter next checks for signals, and
+    CPython checks inside some C routines too: big-integer multiplication checks between
+    digit rows (longobject.c's SIGCHECK).  Compiled (mypyc) code calls that routine for
+    an int product past 2**62 and takes its failure for memory exhaustion: it prints
+    "fatal: out of memory" and aborts the process (an early build did, 5 times in 6).
+    So while the loop runs, SIGINT only marks the interrupt pending; the loop ends at the
+    next step and the KeyboardInterrupt is raised here, in plain Python, after the
+    previous handler is back.  Only in the main thread (the only one signals reach), and
+    only over Python's own handler: workers that ignore SIGINT, or a caller's own
+    handler, are left alone."""
+
+    def __init__(self) -> None:
+        self.pending = False
+        self._old: Any = None
+
+    def __enter__(self) -> DeferredInterrupt:
+        import signal
+        import threading
+
+        if (threading.current_thread() is threading.main_thread()
+                and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
+            self._old = signal.signal(signal.SIGINT, self._mark)
+        return self
+
+    def _mark(self, signum: int, frame: Any) -> None:
+        self.pending = True
+
+    def __exit__(self, exc_type: Any, *exc: object) -> None:
+        import signal
+
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
+            self._old = None
+        if self.pending and exc_type is None:
+            raise KeyboardInterrupt
+
+
 def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
                  seed: int | None = None, resolved: Resolved | None = None,
                  trace_ops: set[int] | None = None,
@@ -280,8 +320,9 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
     gc.set_threshold(100_000, 50, 50)
     try:
         # run until the workload stops; background processes never end on their own
-        while not state["stop"] and env._queue:
-            env.step()
+        with DeferredInterrupt() as ctrl_c:
+            while not state["stop"] and env._queue and not ctrl_c.pending:
+                env.step()
     finally:
         gc.set_threshold(*gc_threshold)
     wall = time.perf_counter() - wall0
