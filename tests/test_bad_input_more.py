@@ -344,6 +344,19 @@ def test_a_run_too_big_for_memory_is_refused_before_it_starts(run_cli):
     assert r.exit_code == 0, r.output
 
 
+def test_a_run_whose_records_would_not_fit_names_the_records(run_cli):
+    """A billion I/Os on the quickstart: the per-op records weigh ~186 GiB, the cluster
+    ~0.1: the refusal names run.ios and run.records, not the cluster's size; without the
+    records the same run fits."""
+    qs = str(ROOT / "scenarios" / "quickstart.yaml")
+    r = run_cli("validate", qs, "--set", "run.ios=1000000000")
+    assert_short_error(r, "run.ios", "1,000,000,500 I/Os with their per-op records",
+                       "186.3 GiB of memory", "set run.records=false", "run.max_memory 8GiB")
+    assert "hosts or OSDs" not in r.output
+    r = run_cli("validate", qs, "--set", "run.ios=1000000000", "--set", "run.records=false")
+    assert r.exit_code == 0, r.output
+
+
 def test_the_memory_estimate_covers_a_measured_run():
     """The estimate is not below what a 16,384-in-flight run measured (205 MB peak RSS)."""
     from cephsim.model.resolve import memory_estimate

@@ -899,15 +899,16 @@ def cluster_size(scenario: Scenario) -> tuple[int, int, int]:
     return hosts, osds, cores
 
 
-def _memory_parts(scenario: Scenario) -> tuple[int, int, int]:
-    """The estimate's two parts that a user can lower: the OSDs' (with their PGs) and the
-    I/Os in flight; then all the rest (interpreter, hosts' cores, ops kept)."""
+def _memory_parts(scenario: Scenario) -> tuple[int, int, int, int]:
+    """The estimate's three parts that a user can lower: the OSDs' (with their PGs), the
+    I/Os in flight and the per-op records kept; then the rest (interpreter, hosts' cores)."""
     w, run = scenario.workload, scenario.run
     records = (run.ios or 0) + run.ramp_ios if run.records else 0
     _, osds, cores = cluster_size(scenario)
     return (osds * (MEMORY_PER_OSD + scenario.pool.pg_num * MEMORY_PER_OSD_PG),
             w.iodepth * w.numjobs * MEMORY_PER_INFLIGHT,
-            MEMORY_BASE_BYTES + records * MEMORY_PER_RECORD + cores * MEMORY_PER_CORE)
+            records * MEMORY_PER_RECORD,
+            MEMORY_BASE_BYTES + cores * MEMORY_PER_CORE)
 
 
 def memory_estimate(scenario: Scenario) -> int:
@@ -917,14 +918,23 @@ def memory_estimate(scenario: Scenario) -> int:
 
 
 def _check_memory(scenario: Scenario) -> None:
-    cluster, flight, rest = _memory_parts(scenario)
-    need = cluster + flight + rest
+    cluster, flight, kept, rest = _memory_parts(scenario)
+    need = cluster + flight + kept + rest
     if need <= scenario.run.max_memory:
         return
-    w = scenario.workload
+    w, run = scenario.workload, scenario.run
     hosts, osds, _ = cluster_size(scenario)
     inflight = w.iodepth * w.numjobs
-    if cluster >= flight:  # say what weighs most, and what to lower
+    # say what weighs most, and what to lower
+    if kept > cluster and kept > flight:
+        raise CephsimError.single(
+            f"{(run.ios or 0) + run.ramp_ios:,} I/Os with their per-op records (run.ios "
+            f"{run.ios or 0:,} + run.ramp_ios {run.ramp_ios:,}, ~{MEMORY_PER_RECORD} bytes "
+            f"each) need about {need / 2**30:.1f} GiB of memory, over run.max_memory "
+            f"{format_size(run.max_memory)}: set run.records=false (the statistics do not "
+            "depend on them; the per-op stage breakdown is left out), lower run.ios, or raise "
+            "run.max_memory", path="run.ios")
+    if cluster >= flight:
         raise CephsimError.single(
             f"a cluster of {hosts:,} hosts and {osds:,} OSDs ({scenario.pool.pg_num:,} PGs) "
             f"needs about {need / 2**30:.1f} GiB of memory to simulate, over run.max_memory "
