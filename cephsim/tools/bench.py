@@ -69,7 +69,7 @@ def million_writes(ios: int) -> dict[str, Any]:
     t0 = time.perf_counter()
     sc, res = _simulate(ios, 1, 1, ["run.records=true"])
     total = time.perf_counter() - t0
-    done = res.records.count() + sc.run.ramp_ios
+    done = _simulated(sc, res)
     setup = max(0.0, total - res.wall_s)
     return {"ios": done, "wall_s": round(total, 3), "setup_s": round(setup, 3),
             "scaled_wall_s": round(setup + res.wall_s / done * MILLION, 1),
@@ -107,15 +107,20 @@ def _simulate(ios: int, iodepth: int, clients: int, extra: list[str]) -> tuple[A
         return sc, run_scenario(sc, scenario_path=p, keep_ops=False)
 
 
+def _simulated(sc: Any, res: Any) -> int:
+    """The I/Os a run simulated: the measured ones and the warm-up's."""
+    return res.records.count() + sc.run.ramp_ios
+
+
 def _wall_us_per_io(sc: Any, res: Any) -> float:
     """Wall time per simulated I/O, warm-up ones included (they were simulated too)."""
-    return round(res.wall_s / (res.records.count() + sc.run.ramp_ios) * 1e6, 2)
+    return round(res.wall_s / _simulated(sc, res) * 1e6, 2)
 
 
 def _run_one(ios: int, iodepth: int, clients: int) -> dict[str, Any]:
     bare = bare_simpy_events_per_s()
     sc, res = _simulate(ios, iodepth, clients, [])
-    done = res.records.count() + sc.run.ramp_ios
+    done = _simulated(sc, res)
     return {
         "scenario": sc.name, "ios": done, "ramp_ios": sc.run.ramp_ios, "iodepth": iodepth,
         "jobs": clients,

@@ -55,9 +55,13 @@ def prepare(case: Case) -> CaseModel:
 _PREPARED: dict[tuple[str, str], CaseModel] = {}
 
 
+def _key(case: Case) -> tuple[str, str]:
+    return str(case.path), case.name
+
+
 def prepared(case: Case) -> CaseModel:
     """:func:`prepare`, once per case and process."""
-    key = (str(case.path), case.name)
+    key = _key(case)
     if key not in _PREPARED:
         _PREPARED[key] = prepare(case)
     return _PREPARED[key]
@@ -76,6 +80,8 @@ def simulate_all(models: list[CaseModel], values: list[dict[str, float]], seeds:
     (``workers``, a :class:`~cephsim.tools.workers.Workers`) in parallel, in order."""
     if workers is None:
         return [simulate(m, v, seeds, ios, exact) for m, v in zip(models, values)]
+    for m in models:  # runs the workers make in this process use these, not a second load
+        _PREPARED.setdefault(_key(m.case), m)
     return workers.map(case_stats, [(m.case, v, seeds, ios, exact)
                                     for m, v in zip(models, values)])
 
