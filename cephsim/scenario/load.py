@@ -11,7 +11,7 @@ import copy
 import difflib
 import io
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from pydantic import ValidationError
 from ruamel.yaml import YAML
@@ -20,7 +20,7 @@ from ruamel.yaml.constructor import DuplicateKeyError
 
 from cephsim.errors import CephsimError
 from cephsim.scenario.problems import _override_origin, validation_problems
-from cephsim.scenario.schema import Scenario
+from cephsim.scenario.schema import Origin, Scenario
 from cephsim.yamlfile import _position, _short_problem, read_scenario_data
 
 # ---------------------------------------------------------------- overrides
@@ -159,16 +159,31 @@ def _list_index(node: list[Any], key: str, origin: str, where: str) -> int:
 def load_scenario(path: str | Path, overrides: Sequence[str] | None = None) -> Scenario:
     """Read, override and validate a scenario file; raises :class:`CephsimError`."""
     p = Path(path)
-    data = read_scenario_data(p)
+    return _validate(read_scenario_data(p), str(p), overrides or (), Origin(str(p), tuple(overrides or ())))
+
+
+def load_data(data: Mapping[str, Any], overrides: Sequence[str] | None = None,
+              name: str = "<scenario data>") -> Scenario:
+    """Override and validate a scenario given as data (the mapping a scenario file holds;
+    left unchanged); errors name ``name`` where a file would be."""
+    if not isinstance(data, Mapping):
+        raise CephsimError.single("a scenario must be a mapping (key: value), got "
+                                  f"{type(data).__name__}", file=name)
+    return _validate(copy.deepcopy(dict(data)), name, overrides or (),
+                     Origin(None, tuple(overrides or ())))
+
+
+def _validate(data: Any, origin: str, overrides: Sequence[str], where: Origin) -> Scenario:
     overridden: dict[tuple[str, ...], str] = {}
-    for text in overrides or []:
+    for text in overrides:
         keys, value = parse_override(text)
         overridden[apply_override(data, keys, value, f"--set {text}")] = f"--set {text}"
-    _expand_bases(data, str(p), overridden)
+    _expand_bases(data, origin, overridden)
     try:
         scenario = Scenario.model_validate(data)
     except ValidationError as err:
-        raise CephsimError(validation_problems(err, data, str(p), overridden)) from None
+        raise CephsimError(validation_problems(err, data, origin, overridden)) from None
+    scenario._origin = where
     return scenario
 
 

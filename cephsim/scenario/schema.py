@@ -17,6 +17,7 @@ scenario is resolved (:mod:`cephsim.model.resolve`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -25,6 +26,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    PrivateAttr,
     WithJsonSchema,
     field_validator,
     model_validator,
@@ -914,8 +916,21 @@ def _printable(v: str, allowed: str) -> str:
     return v
 
 
+@dataclass(frozen=True)
+class Origin:
+    """Where a scenario was read from: its file (None for one given as data), whose folder
+    relative paths in it start from, and the ``--set`` texts applied on top, which reports
+    name as given."""
+
+    path: str | None = None
+    sets: tuple[str, ...] = ()
+
+
 class Scenario(_M):
     """A cephsim scenario: cluster, network, pool, Ceph, workload and run."""
+
+    # not a field: the schema is what a user writes; where it was read from is the loader's
+    _origin: Origin = PrivateAttr(default_factory=Origin)
 
     name: str = Field("scenario", min_length=1, max_length=200, description="Short name used "
             "in reports (printable text: no control characters; file names made from it keep "
@@ -944,6 +959,11 @@ class Scenario(_M):
             "`cephsim run`).")
     monitors: Monitors | None = Field(None, description="Monitor cluster, its links and the "
             "clients running monitor commands; simulated after the data path.")
+
+    @property
+    def origin(self) -> Origin:
+        """Where this scenario was read from (kept by copies made from it)."""
+        return self._origin
 
     def host_groups(self) -> dict[str, HostGroup]:
         """Every host by name (``{group.name}{i}``) -> its group.  Names are unique
