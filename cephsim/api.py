@@ -61,6 +61,13 @@ def assumptions(result: RunResult) -> dict[str, Any]:
     return _assumptions(result.scenario, result.resolved, result.scenario.origin.sets)
 
 
+def load_resolved(path: str | Path, sets: Sequence[str] | None = None) -> tuple[Scenario, Resolved]:
+    """A scenario file loaded as :func:`load` does, with the frozen model resolved from it
+    (what the commands need beside the scenario)."""
+    sc = load_scenario(path, sets)
+    return sc, _resolved(sc)
+
+
 def _resolved(sc: Scenario) -> Resolved:
     """``sc`` resolved against the catalog; errors located in its file."""
     try:

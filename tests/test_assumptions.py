@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import BASE, ROOT, TEST_SCENARIOS
 
+from cephsim.api import load_resolved
 from cephsim.formats.readers.fio_text import read_fio_text
 from cephsim.formats.report.assumptions import (
     assumptions,
@@ -17,7 +18,6 @@ from cephsim.formats.report.assumptions import (
     leaves,
 )
 from cephsim.model.software import software_table
-from cephsim.scenario.load import load_resolved
 
 QS = ROOT / "scenarios" / "quickstart.yaml"
 OSDS = "    osds: {count: 1, disk: pm9a3}\n"

@@ -234,7 +234,7 @@ def test_bad_profile(tmp_path, run_cli, profile, words):
 def test_service_times_cannot_go_negative_or_explode(spec):
     from pydantic import TypeAdapter
 
-    from cephsim.model.dists import DistSpec
+    from cephsim.spec.dists import DistSpec
 
     with pytest.raises(ValidationError):
         TypeAdapter(DistSpec).validate_python(spec)
@@ -243,7 +243,7 @@ def test_service_times_cannot_go_negative_or_explode(spec):
 def test_a_wide_but_sane_normal_is_accepted():
     from pydantic import TypeAdapter
 
-    from cephsim.model.dists import DistSpec
+    from cephsim.spec.dists import DistSpec
 
     d = TypeAdapter(DistSpec).validate_python({"dist": "normal", "mean": "60us", "stddev": "10us"})
     assert d.mean_ns == 60_000

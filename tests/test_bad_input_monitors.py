@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from conftest import MON, ROOT
 
+from cephsim.api import load_resolved
 from cephsim.errors import CephsimError
 from cephsim.monitors import MonitorSpec, MonNetwork, simulate_monitors
 from cephsim.monitors.links import LinkSpec, TcpParams, TcpStream
-from cephsim.scenario.load import load_resolved
 
 #: line of the `duration:` key above; fields added below it start at the next line
 DURATION_LINE = MON.count("\n")

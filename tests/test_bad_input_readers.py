@@ -353,8 +353,12 @@ def test_flush_sweep_shipped_file_still_reads():
 
 # --------------------------------------------------- numbers of any length (issue: tracebacks)
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import (  # noqa: E402
+    HealthCheck,
+    given,
+    settings,
+    strategies as st,  # noqa: E402
+)
 
 _LONG_CASES = [  # (fixture, a number in it, the commands that read it)
     (FIX / "fio" / "randwrite4k_libaio_normal.txt", "msec", ("inspect", "compare-fio")),

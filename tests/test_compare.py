@@ -215,9 +215,9 @@ def _fake_execute(tasks, **_kw):
 def test_compare_markdown_golden_and_sign(monkeypatch: pytest.MonkeyPatch) -> None:
     """Canned runs instead of simulations (the report, not the model, is under test): the
     numbers can be checked by hand and the golden file does not move with the model."""
-    import cephsim.tools.sweep as sweep
+    import cephsim.tools.compare as compare_mod
 
-    monkeypatch.setattr(sweep, "execute", _fake_execute)
+    monkeypatch.setattr(compare_mod, "execute", _fake_execute)  # where compare calls it
     monkeypatch.chdir(ROOT)  # relative paths in the report
     args = ["compare", "scenarios/quickstart.yaml", "tests/scenarios/constant.yaml", "--set",
             "workload.rw=randrw", "-q"]

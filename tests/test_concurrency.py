@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from cephsim.model.runner import run_scenario
 from cephsim.scenario.load import load_scenario

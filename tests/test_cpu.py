@@ -6,9 +6,9 @@ from dataclasses import replace
 
 import pytest
 from conftest import ROOT
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
+from cephsim.api import load_resolved
 from cephsim.model.components.cpu import (
     ONDEMAND_PERIOD_NS,
     PACKAGE_WINDOW_NS,
@@ -18,7 +18,6 @@ from cephsim.model.components.cpu import (
     Thread,
 )
 from cephsim.model.runner import run_scenario
-from cephsim.scenario.load import load_resolved
 
 US = 1_000
 
@@ -482,8 +481,7 @@ def test_hwp_holds_its_clock_through_short_idle_and_drops_after_a_whole_loop() -
     """HWP re-evaluates once per 5 ms control loop (EPP 0x80): a core that ran in the
     previous loop runs at the held point (1/1.11 of f_max), however little it ran; one
     that idled a whole loop runs at f_min until the next boundary, then climbs."""
-    from cephsim.model.components.cpu import HWP_HELD
-    from cephsim.model.components.cpu import HWP_LOOP_NS as loop
+    from cephsim.model.components.cpu import HWP_HELD, HWP_LOOP_NS as loop
 
     cs, th, core = _one_core_under_auto("xeon-6430", "hwp")
     hi, lo = cs.max_hz, cs.min_hz

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 from conftest import ROOT
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
+from cephsim.api import load_resolved
 from cephsim.model.components.cpu import (
     MENU_NEXT_TIMER_NS,
     MENU_TICK_NS,
@@ -18,7 +18,6 @@ from cephsim.model.components.cpu import (
     menu_update,
 )
 from cephsim.model.runner import run_scenario
-from cephsim.scenario.load import load_resolved
 
 US = 1000
 

@@ -1,12 +1,11 @@
-"""Debug levels per subsystem (cephsim/model/debuglog.py)."""
+"""Debug levels per subsystem (cephsim/spec/debuglog.py)."""
 
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
-from cephsim.model.debuglog import DEFAULTS, gathered, levels, lines_per_stage, parse_level
+from cephsim.spec.debuglog import DEFAULTS, gathered, levels, lines_per_stage, parse_level
 
 
 def test_levels_as_ceph_reads_them():

@@ -8,8 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 from conftest import ROOT, assert_short_error
-from hypothesis import HealthCheck, Phase, example, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, Phase, example, given, settings, strategies as st
 
 from cephsim.formats.report.render import render_run
 from cephsim.model.runner import run_scenario

@@ -123,8 +123,7 @@ def test_a_run_over_its_memory_budget_stops_with_nothing_written(run_cli, monkey
     result file is not written."""
     from conftest import assert_short_error
 
-    from cephsim.model import resolve as rs
-    from cephsim.model import runner
+    from cephsim.model import resolve as rs, runner
 
     monkeypatch.setattr(rs, "_check_memory", lambda scenario: None)
     readings = iter([100 * 2**20] + [10 * 2**30] * 100)  # at the build, then in the run

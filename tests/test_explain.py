@@ -60,7 +60,7 @@ def test_ablation_rows_are_real_simulations(median) -> None:
     base = median.baseline_mean_us
     assert rows["pool size 2"]["mean_us"] < base  # one replica fewer to wait for
     assert rows["ondemand governor"]["mean_us"] > base  # Ceph's threads run at a low clock
-    # Nautilus's default levels gather no line on an I/O's path (cephsim/model/debuglog.py): the
+    # Nautilus's default levels gather no line on an I/O's path (cephsim/spec/debuglog.py): the
     # same run, draw for draw
     assert rows["debug logging at defaults"]["mean_us"] == base
 
@@ -100,7 +100,7 @@ def test_the_story_of_a_read_adds_up() -> None:
 def test_a_read_from_a_warm_cache_has_no_device_read() -> None:
     """With the data in BlueStore's buffer cache the shard step serves the read itself, the
     story says so, and the ablation offers the cold cache (and no write-only knobs)."""
-    from cephsim.scenario.load import load_resolved
+    from cephsim.api import load_resolved
     from cephsim.tools.explain import ablation_variants
 
     qs = str(ROOT / "scenarios" / "quickstart.yaml")
@@ -224,9 +224,9 @@ def test_every_step_the_model_takes_is_in_the_vocabulary() -> None:
     metadata and metadata from the page cache, Nautilus's deferred writes and Reef's BlueFS
     log: every span of every traced op carries a label from the one table, and every label of
     the table is used."""
+    from cephsim.api import load_resolved
     from cephsim.model.runner import run_scenario
     from cephsim.model.steps import BACKGROUND, STEPS, UNLABELLED
-    from cephsim.scenario.load import load_resolved
 
     qs = str(ROOT / "scenarios" / "quickstart.yaml")
     luks = ["hosts.0.osds.encryption=luks"]
@@ -255,7 +255,7 @@ def test_every_step_the_model_takes_is_in_the_vocabulary() -> None:
 
 def test_from_pacific_an_ablation_drops_the_bluefs_log_write() -> None:
     """The what-if of Ceph 20's WAL envelope mode is offered where there is a log write."""
-    from cephsim.scenario.load import load_resolved
+    from cephsim.api import load_resolved
     from cephsim.tools.explain import ablation_variants
 
     quick = str(ROOT / "scenarios" / "quickstart.yaml")
@@ -414,7 +414,7 @@ def test_a_local_primary_is_reached_over_loopback():
 def test_the_other_kind_of_pool_is_an_ablation() -> None:
     """A replicated pool is offered a 2+1 erasure-coded one (as many OSDs as three copies),
     an erasure-coded pool a replicated one of size 3; both load as real scenarios."""
-    from cephsim.scenario.load import load_resolved
+    from cephsim.api import load_resolved
     from cephsim.tools.explain import ablation_variants
 
     qs = str(ROOT / "scenarios" / "quickstart.yaml")

@@ -15,8 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from cephsim.errors import CephsimError
 from cephsim.formats.report.fio_json import (

@@ -1,12 +1,17 @@
 """The package's layout: its import graph has no cycles, counting imports inside functions too (a
-function-local import that closes a cycle only hides it), and the layers stay in order."""
+function-local import that closes a cycle only hides it), and the layers of
+``cephsim.tools.layout`` stay in order."""
 
 from __future__ import annotations
 
 import ast
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import cephsim
+from cephsim.tools.layout import layer_of, part_of, picture
 
 PKG = Path(cephsim.__file__).resolve().parent
 
@@ -104,38 +109,36 @@ def test_no_import_cycles() -> None:
     assert not found, "import cycles: " + "; ".join(" <-> ".join(c) for c in found)
 
 
-#: layers from the bottom up: a module may import its own layer and those below, never
-#: above.  The vocabulary (distributions, releases and their stages, debug levels, the
-#: monitors' spec) is what both the schema and the model speak.
-LAYERS = [("cephsim.errors", "cephsim.units", "cephsim.yamlfile"),
-          ("cephsim.model.dists", "cephsim.model.software", "cephsim.model.debuglog",
-           "cephsim.model.rng", "cephsim.model.loss", "cephsim.monitors.spec"),
-          ("cephsim.scenario.schema", "cephsim.scenario.problems", "cephsim.catalog"),
-          ("cephsim.scenario", "cephsim.model", "cephsim.monitors", "cephsim.metrics"),
-          ("cephsim.formats",),
-          ("cephsim.tools",),
-          ("cephsim.cli", "cephsim.__main__")]
-
-
-def _layer(mod: str) -> int | None:
-    """The layer of the longest prefix that names ``mod``."""
-    best: tuple[int, int] | None = None
-    for i, prefixes in enumerate(LAYERS):
-        for p in prefixes:
-            if (mod == p or mod.startswith(p + ".")) and (best is None or len(p) > best[0]):
-                best = (len(p), i)
-    return None if best is None else best[1]
+def test_every_module_has_a_layer() -> None:
+    lost = []
+    for m in _modules():
+        try:
+            layer_of(m)
+        except KeyError:
+            lost.append(m)
+    assert not lost, "modules in no layer of cephsim.tools.layout.LAYERS: " + ", ".join(lost)
 
 
 def test_layers_import_downwards_only() -> None:
-    up = []
-    for m, targets in import_graph().items():
-        lm = _layer(m)
-        for t in targets:
-            lt = _layer(t)
-            if lm is not None and lt is not None and lt > lm:
-                up.append(f"{m} -> {t}")
+    """Function-local and type-checking imports count too: each is an edge all the same."""
+    up = [f"{m} -> {t}" for m, targets in import_graph().items() for t in targets
+          if layer_of(t) > layer_of(m)]
     assert not up, "imports from a lower layer into a higher one: " + ", ".join(sorted(up))
+
+
+def test_the_checker_sees_an_upward_import() -> None:
+    assert layer_of("cephsim.scenario.load") < layer_of("cephsim.model.resolve")
+    assert layer_of("cephsim.units") == 0 and layer_of("cephsim.spec.dists") == 1
+    assert layer_of("cephsim") == layer_of("cephsim.api")
+    assert part_of("cephsim.model.engine.kernel") == "model/"
+
+
+def test_the_layout_page_draws_this_table() -> None:
+    text = (PKG.parent / "docs" / "model.md").read_text("utf-8")
+    block = re.search(r"<!-- generated: layers [^\n]*-->\n(.*?)\n<!-- end generated: layers -->",
+                      text, re.S)
+    assert block, "docs/model.md has no generated 'layers' block"
+    assert block.group(1) == picture(), "docs/model.md's layers: run python tools/make_docs.py"
 
 
 def test_module_docstrings_are_short() -> None:
@@ -146,3 +149,46 @@ def test_module_docstrings_are_short() -> None:
         if doc and doc.count("\n") + 1 > 30:
             long.append(f"{m} ({doc.count(chr(10)) + 1} lines)")
     assert not long, "module docstrings over 30 lines: " + ", ".join(long)
+
+
+def _local_imports() -> list[tuple[str, int, bool]]:
+    """Every import of a cephsim module inside a function: (module, line, says why), where
+    saying why is a comment on the import or above its group of imports."""
+    out = []
+    for m, p in _modules().items():
+        lines = p.read_text("utf-8").splitlines()
+        tree = ast.parse("\n".join(lines))
+        nodes = {n.lineno: n for fn in ast.walk(tree)
+                 if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 for n in ast.walk(fn) if isinstance(n, (ast.Import, ast.ImportFrom))
+                 and _targets(m, p, n, _modules())}
+        covered = {i for n in nodes.values() for i in range(n.lineno, n.end_lineno + 1)}
+        for n in nodes.values():
+            why = any("#" in lines[i - 1] for i in range(n.lineno, n.end_lineno + 1))
+            i = n.lineno - 1
+            while i in covered:
+                i -= 1
+            why = why or lines[i - 1].strip().startswith("#")
+            out.append((m, n.lineno, why))
+    return out
+
+
+def test_function_local_imports_are_few_and_say_why() -> None:
+    """An import inside a function hides an edge from a reader of the module's head: it is
+    kept only where it earns its place (the command line's start-up, a lazy public name),
+    and says so."""
+    found = _local_imports()
+    silent = [f"{m}:{line}" for m, line, why in found if not why]
+    assert not silent, "function-local imports without a comment saying why: " + ", ".join(silent)
+    assert len(found) < 60, f"{len(found)} function-local imports of cephsim modules"
+
+
+def test_the_command_line_starts_without_the_model() -> None:
+    """What the command line's on-use imports buy: `cephsim --help` loads typer and the
+    commands, not the model, its schema or the numeric stack (about a second)."""
+    code = ("import sys, cephsim.cli; print(sorted({m.split('.')[0] if not m.startswith('cephsim')"
+            " else '.'.join(m.split('.')[:2]) for m in sys.modules}))")
+    loaded = set(ast.literal_eval(subprocess.run([sys.executable, "-c", code], check=True,
+                                                  capture_output=True, text=True).stdout))
+    heavy = {"pydantic", "numpy", "scipy", "simpy", "cephsim.model", "cephsim.scenario"}
+    assert not loaded & heavy, f"`import cephsim.cli` loads {sorted(loaded & heavy)}"

@@ -7,8 +7,7 @@ import json
 
 import pytest
 from conftest import ROOT
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from cephsim.formats.report.render import render_run
 from cephsim.model.resolve import (

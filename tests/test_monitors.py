@@ -1,8 +1,7 @@
 """Monitor-cluster model (seed 004): verdicts must follow from timers and message sizes."""
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 from pydantic import ValidationError
 
 from cephsim.monitors import (

@@ -1,6 +1,6 @@
 """The monitor model's proposal-size defaults: the verdicts must not hinge on them.
 
-Defaults and their sources are documented in cephsim/monitors/spec.py (ProposalWorkload).  These
+Defaults and their sources are documented in cephsim/spec/monitors.py (ProposalWorkload).  These
 runs vary the estimated sizes over their plausible range (OSDMap for ~100-1000 OSDs, mgr
 digests, log batches) and check that 1600 / 3200 / 6400 ms keep their verdicts."""
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from conftest import ROOT
-from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 
 from cephsim.formats.report.render import render_run
 from cephsim.model.runner import run_scenario
@@ -176,7 +175,7 @@ def test_total_loss_is_refused(run_cli):
 
 def test_resend_waits_and_give_up_by_hand():
     """One-segment message, LAN: 200 ms, then 400, 800 ... to 120 s; 15 resends."""
-    from cephsim.model.loss import resend_wait_s, tcp_give_up, tcp_give_up_limit
+    from cephsim.spec.loss import resend_wait_s, tcp_give_up, tcp_give_up_limit
 
     assert resend_wait_s(0) == 0.0
     assert resend_wait_s(1) == 0.2
@@ -190,7 +189,7 @@ def test_resend_waits_and_give_up_by_hand():
 @settings(max_examples=60, deadline=None, database=None)
 @given(a=st.floats(0.0, 0.99), b=st.floats(0.0, 0.99), c=st.floats(0.0, 0.99))
 def test_heartbeat_misses_grow_with_loss_and_do_not_care_which_way(a, b, c):
-    from cephsim.model.loss import heartbeat_misses_per_hour as hb
+    from cephsim.spec.loss import heartbeat_misses_per_hour as hb
 
     assert hb(a, b) == hb(b, a) or abs(hb(a, b) - hb(b, a)) <= 1e-12 * hb(a, b)
     lo, hi = sorted((a, c))
@@ -202,7 +201,7 @@ def test_heartbeat_miss_needs_seven_losses_in_a_row():
     """With a lossless reply, a ping is late past the 16.8 s budget (grace 20 s less the 3.2 s
     mean period) only after 7 lost sends (25.4 s; 6 give 12.6 s): p^7 per ping, four ping
     streams between two OSD hosts (each way, front and back), one every 3.2 s."""
-    from cephsim.model.loss import heartbeat_misses_per_hour as hb
+    from cephsim.spec.loss import heartbeat_misses_per_hour as hb
 
     p = 0.1
     assert abs(hb(p, 0.0) - 4 * 3600 / 3.2 * p**7) < 1e-9 * hb(p, 0.0)
@@ -212,7 +211,7 @@ def test_loss_the_cluster_would_not_survive_is_refused(run_cli):
     """99.9 % on every host (a cluster that would flap and drop its connections) and on the
     client alone (TCP would give up on most messages) are refused with the field to change;
     below the limits the run is accepted."""
-    from cephsim.model.loss import heartbeat_loss_limit, tcp_give_up_limit
+    from cephsim.spec.loss import heartbeat_loss_limit, tcp_give_up_limit
 
     hb, tcp = heartbeat_loss_limit(), tcp_give_up_limit()
     assert 0.25 < hb < 0.30 and 0.40 < tcp < 0.45
@@ -246,9 +245,9 @@ def _stalls(events_at, rate_hz=10.0):
     """Run the kv stall process for two OSDs beside events at ``events_at`` (ns)."""
     import simpy
 
-    from cephsim.model.dists import LogNormal
     from cephsim.model.engine.draw import Sampler
     from cephsim.model.runner import _stall_process
+    from cephsim.spec.dists import LogNormal
 
     env = simpy.Environment()
     threads = [_Thread(), _Thread()]
@@ -292,7 +291,7 @@ def test_a_quiet_hour_costs_the_stalls_near_its_end_only():
 
 
 def test_model_doc_quotes_the_loss_limits_the_code_derives():
-    from cephsim.model.loss import heartbeat_loss_limit, tcp_give_up_limit
+    from cephsim.spec.loss import heartbeat_loss_limit, tcp_give_up_limit
 
     text = " ".join((ROOT / "docs" / "model.md").read_text().split())
     assert f"about {tcp_give_up_limit() * 100:.0f} % on a path" in text

@@ -9,9 +9,9 @@ import json
 
 import pytest
 from conftest import ROOT, assert_short_error
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
+from cephsim.api import load_resolved
 from cephsim.catalog.host_memory import gib, memory_per_osd
 from cephsim.formats.report.render import render_run
 from cephsim.model.resolve import (
@@ -29,7 +29,7 @@ from cephsim.model.resolve import (
     page_cache_hit,
 )
 from cephsim.model.runner import run_scenario
-from cephsim.scenario.load import load_resolved, load_scenario
+from cephsim.scenario.load import load_scenario
 
 QUICKSTART = ROOT / "scenarios" / "quickstart.yaml"  # 3 hosts x 1 OSD, pool size 3, reef
 GIB = 1024**3

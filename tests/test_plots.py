@@ -15,8 +15,11 @@ import matplotlib  # noqa: E402
 
 matplotlib.use("Agg", force=True)
 import matplotlib.pyplot as plt  # noqa: E402
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import (  # noqa: E402
+    given,
+    settings,
+    strategies as st,  # noqa: E402
+)
 
 from cephsim.tools import plots  # noqa: E402
 from cephsim.tools.names import component_label, osd_name  # noqa: E402
@@ -407,8 +410,8 @@ def test_waterfall_and_cli_plot(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def mon_search():
+    from cephsim.api import load_resolved
     from cephsim.monitors import search_thresholds
-    from cephsim.scenario.load import load_resolved
 
     sc, r = load_resolved(OSIRIS, [])
     s = r.monitors

@@ -10,8 +10,7 @@ import json
 
 import numpy as np
 from conftest import ROOT, TEST_SCENARIOS
-from hypothesis import HealthCheck, Phase, example, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, Phase, example, given, settings, strategies as st
 from test_writepath import expected_write_size1
 
 from cephsim.formats.report.render import render_run

@@ -6,8 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from cephsim.errors import CephsimError
 from cephsim.formats.readers.common import ReaderError, decode, parse_decimal, to_ns

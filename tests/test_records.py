@@ -9,8 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 from conftest import ROOT
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from cephsim.formats.report.fio_stats import DirectionStats, LatencySummary
 from cephsim.metrics import records

@@ -361,8 +361,8 @@ def test_set_into_a_catalog_entry_changes_that_figure_only():
     """--set hosts.osd.osds.disk.write_4k=... makes the named catalog drive an inline copy
     of itself with that one figure changed (and its source saying so); the other hosts and
     the catalog keep theirs."""
+    from cephsim.api import load_resolved
     from cephsim.catalog.load import load_catalog
-    from cephsim.scenario.load import load_resolved
 
     qs = ROOT / "scenarios" / "quickstart.yaml"
     _, base = load_resolved(qs, [])

@@ -70,7 +70,7 @@ def test_the_page_carries_the_librarys_data_and_needs_no_network(traced) -> None
 def test_traced_ablations_are_the_same_runs_as_untraced_ones(traced) -> None:
     """The page's what-if runs are the ones ``explain`` reports: tracing each ablation's op
     changes none of its numbers; each has its own op, whose steps add up."""
-    from cephsim.scenario.load import load_resolved
+    from cephsim.api import load_resolved
     from cephsim.tools.explain import run_ablations
 
     ex, data, _ = traced

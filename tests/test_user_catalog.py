@@ -137,8 +137,8 @@ run: {ios: 300, ramp_ios: 20}
 def test_an_inline_entry_can_start_from_a_catalog_one(tmp_path, run_cli):
     """'disk: {base: pm9a3, write_4k: 20us}' in a scenario is the PM9A3 with a slower write:
     every other figure and its source from the catalog, the changed one the user's own."""
+    from cephsim.api import load_resolved
     from cephsim.catalog.load import load_catalog
-    from cephsim.scenario.load import load_resolved
 
     p = tmp_path / "s.yaml"
     p.write_text(INLINE)

@@ -6,8 +6,7 @@ import os
 
 import pytest
 from conftest import BASE, ROOT
-from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 
 from cephsim.catalog.load import load_catalog
 from cephsim.model.resolve import vm_states

@@ -687,7 +687,7 @@ def test_psync_reports_the_same_io_without_slat():
     ("nautilus", "14.2.5", "generic-hdd-7200", "fresh", "deferred"),  # below prefer_deferred
 ])
 def test_the_write_path_follows_the_image_state(release, version, disk, state, expect):
-    from cephsim.scenario.load import load_resolved
+    from cephsim.api import load_resolved
 
     _, r = load_resolved(Path(__file__).resolve().parents[1] / "scenarios" / "quickstart.yaml",
                          [f"ceph.release={release}", f"ceph.version={version or 'null'}",
@@ -782,7 +782,7 @@ def test_a_cold_object_costs_its_gets_and_reads_exactly():
 
 def test_debug_osd_20_formats_the_primarys_86_osd_lines_in_do_op_exactly():
     """debug_osd 20/20 (everything else 0/0 here): the primary's success path has 86 osd
-    lines up to level 20 (cephsim/model/debuglog.py), formatted in tp_osd_tp at 0.5 us each."""
+    lines up to level 20 (cephsim/spec/debuglog.py), formatted in tp_osd_tp at 0.5 us each."""
     _, a = _run("ceph.debug.osd=20/20")
     lat = a["complete"] - a["submit"]
     exp = expected_write_size1() + _with_msg(kc("osd.do_op"), 86 * KC["log.line"])

@@ -23,9 +23,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def digest(path: Path, ios: int) -> tuple[int, str]:
+    from cephsim.api import load_resolved
     from cephsim.formats.report.render import render_run
     from cephsim.model.runner import run_scenario
-    from cephsim.scenario.load import load_resolved
 
     overrides = [] if ios == 0 else [f"run.ios={ios}", f"run.ramp_ios={max(1, ios // 10)}",
                                       "run.runtime=null"]

@@ -19,6 +19,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from cephsim.tools.layout import picture
 from cephsim.tools.provenance import replace_block, stale_blocks
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -175,10 +176,17 @@ def figures() -> None:
             command.main(list(args), prog_name="cephsim", standalone_mode=False)
 
 
+def layers() -> None:
+    """docs/model.md's layout picture, from the table the import test holds the package to."""
+    page = ROOT / "docs" / "model.md"
+    page.write_text(replace_block(page.read_text(), "layers", picture(), "tools/make_docs.py"))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="only report stale blocks")
     ap.add_argument("--figures", action="store_true", help="only redraw the figures")
+    ap.add_argument("--layers", action="store_true", help="only redraw docs/model.md's layers")
     args = ap.parse_args()
     if args.check:
         stale = {p.relative_to(ROOT).as_posix(): stale_blocks(p.read_text()) for p in DOCS}
@@ -192,6 +200,9 @@ def main() -> int:
     if args.figures:
         print("figures:", file=sys.stderr)
         figures()
+        return 0
+    layers()
+    if args.layers:
         return 0
     print("accuracy (leave-one-cluster-out):", file=sys.stderr)
     summary, validation = accuracy()

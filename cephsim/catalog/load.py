@@ -38,6 +38,7 @@ from ruamel.yaml.error import YAMLError
 from cephsim.catalog.models import CPUModel, CStateTable, DiskModel, NICModel, SwitchModel
 from cephsim.errors import CephsimError, Problem
 from cephsim.units import format_duration
+from cephsim.yamlfile import parse_yaml_text, read_text
 
 #: kind -> (data file, model)
 KINDS: dict[str, tuple[str, type[BaseModel]]] = {
@@ -131,8 +132,6 @@ def user_dirs() -> list[Path]:
 
 
 def _read_user(path: Path) -> dict[str, Any]:
-    from cephsim.yamlfile import parse_yaml_text, read_text
-
     data = parse_yaml_text(read_text(path, "catalog file"), str(path))
     if data is None:
         return {}

@@ -16,7 +16,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
 
-from cephsim.model.dists import DistSpec, Dur
+from cephsim.spec.dists import DistSpec, Dur
 from cephsim.units import (
     FREQUENCY_JSON,
     RATE_JSON,

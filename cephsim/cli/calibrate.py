@@ -19,6 +19,7 @@ from cephsim.cli.common import (
     fail,
 )
 from cephsim.errors import CephsimError
+from cephsim.formats.output import check_outputs, write_atomic
 
 DEFAULT_FIT = ["scale", "tails.kv_stall_rate_hz", "tails.kv_stall.median"]
 
@@ -91,13 +92,13 @@ def register(app: typer.Typer) -> None:
         try:
             _check_modes(ctx, network, flush_sweeps, cross_validate)
             check_scheduler(executor, scheduler)
-            from cephsim.formats.output import check_outputs
-
             if output is not None and (network or flush_sweeps):
                 check_outputs({"--output": output}, list(files))
             if flush_sweeps:
-                from cephsim.tools.calibrate.flushfit import fit_sweeps
-                from cephsim.tools.calibrate.flushfit import fit_text as flush_text
+                from cephsim.tools.calibrate.flushfit import (  # on use (cli/__init__)
+                    fit_sweeps,
+                    fit_text as flush_text,
+                )
 
                 if len(files) != 1:
                     raise CephsimError.single("--flush-sweeps takes one sweep file "
@@ -109,7 +110,10 @@ def register(app: typer.Typer) -> None:
                 emit(text, output)
                 return
             if network:
-                from cephsim.tools.calibrate.netfit import netfit, netfit_text
+                from cephsim.tools.calibrate.netfit import (  # on use (cli/__init__)
+                    netfit,
+                    netfit_text,
+                )
                 # netfit checks the figures (speed > 0, latencies finite and >= 0, links >= 1)
                 bps = _link_speed(speed) if speed is not None else None
                 fits, warn = netfit(list(files), bps, kernel_us * 1e3, switch_us * 1e3, links, store_forward)
@@ -118,11 +122,17 @@ def register(app: typer.Typer) -> None:
                         else netfit_text(fits, warn))
                 emit(text, output)
                 return
+            # on use (cli/__init__)
             from cephsim.tools.calibrate.cases import load_cases
-            from cephsim.tools.calibrate.fit import FitOptions, fit_text, write_profiles
-            from cephsim.tools.calibrate.fit import calibrate as run_fit
+            from cephsim.tools.calibrate.fit import (
+                FitOptions,
+                calibrate as run_fit,
+                fit_text,
+                write_profiles,
+            )
             from cephsim.tools.calibrate.objective import prepare
             from cephsim.tools.calibrate.params import parse_params
+            from cephsim.tools.workers import Workers
 
             cases = load_cases(list(files))
             if output is not None:  # before a fit of several minutes, not after it
@@ -134,14 +144,14 @@ def register(app: typer.Typer) -> None:
             releases = sorted({prepare(c).release for c in cases if not c.skip_reason})
             is_shared = cross_validate if shared is None else shared
             params = parse_params(fit or DEFAULT_FIT, releases, is_shared)
-            from cephsim.tools.workers import Workers
-
             with Workers(jobs, executor.value, scheduler) as workers:
                 opts = FitOptions(seeds=seeds, seed0=seed, ios=ios, verify_ios=verify_ios,
                                   max_evals=max_evals, progress=progress, workers=workers)
                 if cross_validate:
-                    from cephsim.tools.calibrate.crossval import cross_validate as cv
-                    from cephsim.tools.calibrate.crossval import cv_text
+                    from cephsim.tools.calibrate.crossval import (  # on use (cli/__init__)
+                        cross_validate as cv,
+                        cv_text,
+                    )
 
                     folds, skipped = cv(cases, params, opts)
                     text = (json.dumps({"folds": [f.to_dict() for f in folds],
@@ -190,9 +200,10 @@ def register(app: typer.Typer) -> None:
         """Leave-one-cluster-out: predict each published cluster from a joint fit on the others."""
         try:
             check_scheduler(executor, scheduler)
-            from cephsim.formats.output import check_outputs, write_atomic
+            # on use (cli/__init__)
             from cephsim.tools.calibrate.accuracy import case_files, replace_block, run_accuracy
             from cephsim.tools.calibrate.cases import load_cases
+            from cephsim.tools.calibrate.corpus import summary_lines, validation_markdown
 
             paths = case_files(files)
             cases = load_cases(list(paths))
@@ -207,8 +218,6 @@ def register(app: typer.Typer) -> None:
                                       ratios, executor=executor.value, scheduler=scheduler)
             new_readme = None
             if readme is not None:
-                from cephsim.tools.calibrate.corpus import summary_lines
-
                 new_readme = replace_block(readme, summary_lines(v))
             if format is Format.json:
                 text = json.dumps({"command": command, "summary": v.summary(),
@@ -217,8 +226,6 @@ def register(app: typer.Typer) -> None:
                                                   "sigma_rel": v.full.sd[r]} for r in v.scale0}},
                                   indent=2) + "\n"
             else:
-                from cephsim.tools.calibrate.corpus import validation_markdown
-
                 text = validation_markdown(v, command)
             emit(text, output)
             if readme is not None and new_readme is not None:
@@ -238,7 +245,10 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Simulate a scenario before and after a change; explain the difference hop by hop."""
         try:
-            from cephsim.tools.calibrate.whatif import run_pair, whatif_text
+            from cephsim.tools.calibrate.whatif import (  # on use (cli/__init__)
+                run_pair,
+                whatif_text,
+            )
 
             d = run_pair(scenario, list(set_ or []), seed, ios)
             emit(json.dumps(d, indent=2) + "\n" if format is Format.json else whatif_text(d), None)
@@ -282,7 +292,7 @@ def _check_modes(ctx: typer.Context, network: bool, flush_sweeps: bool,
 
 
 def _link_speed(text: str) -> float:
-    from cephsim.units import UnitError, parse_rate_bps
+    from cephsim.units import UnitError, parse_rate_bps  # on use (cli/__init__): pydantic
 
     try:
         return parse_rate_bps(text)
@@ -305,6 +315,7 @@ def _case_references(cases: list[Any]) -> list[Path]:
 
 def _scenario_profile(scenario: Path) -> list[Path]:
     """A scenario's ``ceph.profile`` file, if it names one (read without --set overrides)."""
+    # on use (cli/__init__)
     from cephsim.model.resolve import profile_path
     from cephsim.scenario.load import load_scenario
 

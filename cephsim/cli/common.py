@@ -135,6 +135,7 @@ def html_suffix(path: Path | None, option: str = "--html") -> None:
 
 def write_page(ex: object, path: Path) -> None:
     """The teaching page of an explanation (cephsim.tools.explain), written atomically."""
+    # on use (cli/__init__)
     from cephsim.formats.report.teach_html import render_page
     from cephsim.tools.explain import explanation_data
 

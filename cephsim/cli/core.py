@@ -13,6 +13,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from cephsim import __version__
 from cephsim.cli.common import (
     Format,
     FormatOpt,
@@ -28,6 +29,8 @@ from cephsim.cli.common import (
     write_page,
 )
 from cephsim.errors import CephsimError
+from cephsim.formats.output import check_outputs
+from cephsim.tools.progress import ProgressBar
 
 app = typer.Typer(cls=_Group, add_completion=False, no_args_is_help=True,
                   pretty_exceptions_enable=False,
@@ -36,7 +39,7 @@ app = typer.Typer(cls=_Group, add_completion=False, no_args_is_help=True,
 
 def _version(value: bool) -> None:
     if value:
-        from cephsim import __version__
+        # on use (cli/__init__), as in every command below
         from cephsim.tools.bench import compiled_build
 
         typer.echo(f"cephsim {__version__}, {compiled_build()} build")
@@ -56,7 +59,7 @@ def _main(version: Annotated[bool, typer.Option(
     if catalog:
         import os
 
-        from cephsim.catalog.load import ENV, reset
+        from cephsim.catalog.load import ENV, reset  # on use (cli/__init__)
 
         # in the environment, so that sweep's worker processes read the same catalog
         os.environ[ENV] = os.pathsep.join([*map(str, catalog),
@@ -78,13 +81,14 @@ def run(scenario: ScenarioArg, seed: SeedOpt = None, set_: SetOpt = None,
         ) -> None:
     """Simulate a scenario and print a fio-style report (or fio-compatible JSON)."""
     try:
-        from cephsim.formats.output import check_outputs
+        # on use (cli/__init__)
+        from cephsim.api import load_resolved
+        from cephsim.formats.report.fio_json import source_date_epoch
         from cephsim.formats.report.render import render_run
         from cephsim.model.resolve import profile_path
         from cephsim.model.runner import progress_total, run_scenario
-        from cephsim.scenario.load import load_resolved
         from cephsim.scenario.schema import run_warnings
-        from cephsim.tools.progress import ProgressBar
+        from cephsim.tools.explain import explain
 
         sc, resolved = load_resolved(scenario, set_)
         profile = profile_path(sc, scenario)  # nor may -o replace the profile it reads
@@ -92,8 +96,6 @@ def run(scenario: ScenarioArg, seed: SeedOpt = None, set_: SetOpt = None,
         check_outputs({"--output": output, "--html": html},
                       [scenario] + ([profile] if profile else []))
         if format is not RunFormat.text:  # a bad SOURCE_DATE_EPOCH stops it before the run
-            from cephsim.formats.report.fio_json import source_date_epoch
-
             source_date_epoch()
         for w in run_warnings(sc):  # before the run: a long warm-up shows no progress
             typer.echo(f"warning: {w}", err=True)
@@ -104,8 +106,6 @@ def run(scenario: ScenarioArg, seed: SeedOpt = None, set_: SetOpt = None,
                                keep_ops=html is not None)
         text = render_run(res, format.value, set_ or [])
         if html is not None:  # the run's median op, traced (one more run, the same seed)
-            from cephsim.tools.explain import explain
-
             write_page(explain(scenario, set_ or [], seed=seed, ablations=False, quiet=quiet,
                                result=res), html)
         emit(text, output)
@@ -123,7 +123,12 @@ def validate(scenario: ScenarioArg, set_: SetOpt = None) -> None:
     hosts' range) tell whether that assumption moves the answer by more than 10 %. The
     scenario's own run is not made."""
     try:
-        from cephsim.scenario.load import load_resolved
+        # on use (cli/__init__)
+        from cephsim.api import load_resolved
+        from cephsim.model.runner import config_warnings
+        from cephsim.scenario.schema import run_warnings
+        from cephsim.tools.estimate import LONG_RUN_S, estimate, format_wall
+        from cephsim.tools.memory_check import memory_warnings
         from cephsim.tools.sweep import block_axes, grid, validate_points
 
         sc, r = load_resolved(scenario, set_)
@@ -135,13 +140,7 @@ def validate(scenario: ScenarioArg, set_: SetOpt = None) -> None:
         points = grid(axes) if axes else []
         if points:
             validate_points(scenario, points, axes, extra=set_ or [])
-        from cephsim.model.runner import config_warnings
-        from cephsim.scenario.schema import run_warnings
-        from cephsim.tools.estimate import LONG_RUN_S, estimate, format_wall
-
         est = estimate(sc, scenario)
-        from cephsim.tools.memory_check import memory_warnings
-
         for w in run_warnings(sc) + config_warnings(r) + memory_warnings(sc, r, scenario):
             typer.echo(f"warning: {w}", err=True)
         if est.wall_s > LONG_RUN_S:
@@ -168,7 +167,7 @@ def validate(scenario: ScenarioArg, set_: SetOpt = None) -> None:
 def schema(output: OutputOpt = None) -> None:
     """Print the JSON Schema of the scenario format (for editor completion)."""
     try:
-        from cephsim.scenario.jsonschema import scenario_json_schema
+        from cephsim.scenario.jsonschema import scenario_json_schema  # on use (cli/__init__)
 
         emit(json.dumps(scenario_json_schema(), indent=2) + "\n", output)
     except CephsimError as e:
@@ -183,7 +182,7 @@ def catalog(kind: Annotated[Optional[str], typer.Argument(
                 "(measured, datasheet, derived, estimate, ...), source and note.")] = None) -> None:
     """List the hardware catalog with the source of every figure."""
     try:
-        from cephsim.formats.report.catalog_table import catalog_text
+        from cephsim.formats.report.catalog_table import catalog_text  # on use (cli/__init__)
 
         typer.echo(catalog_text(kind, id_), nl=False)
     except CephsimError as e:
@@ -194,7 +193,7 @@ def catalog(kind: Annotated[Optional[str], typer.Argument(
 def bench(ios: Annotated[int, typer.Option(min=1000, help="Simulated writes to time.")] = 20000,
           format: FormatOpt = Format.text) -> None:
     """Measure simulation speed next to a bare-SimPy event loop in the same run."""
-    from cephsim.tools.bench import bench_text, run_bench
+    from cephsim.tools.bench import bench_text, run_bench  # on use (cli/__init__)
 
     res = run_bench(ios)
     typer.echo(json.dumps(res, indent=2) if format is Format.json else bench_text(res))
@@ -206,7 +205,7 @@ def inspect(files: Annotated[list[Path], typer.Argument(help="Measurement files 
             format: FormatOpt = Format.text) -> None:
     """Read measurement files and print what was read, in normalised units."""
     try:
-        from cephsim.formats.readers.inspect import inspect_paths
+        from cephsim.formats.readers.inspect import inspect_paths  # on use (cli/__init__)
 
         typer.echo(inspect_paths(list(files), format.value), nl=False)
     except CephsimError as e:
@@ -228,7 +227,7 @@ def init(source: Annotated[Path, typer.Option("--from", help="Directory of colle
                  "the default). At a terminal init asks unless --yes.")] = False) -> None:
     """Write a scenario for an existing cluster from what its operator can collect."""
     try:
-        from cephsim.formats.output import check_outputs
+        # on use (cli/__init__)
         from cephsim.tools.init.ask import interview
         from cephsim.tools.init.build import build
         from cephsim.tools.init.collect import read_dir

@@ -14,6 +14,7 @@ import typer
 
 from cephsim.cli.common import fail, plot_suffix
 from cephsim.errors import CephsimError
+from cephsim.formats.output import check_outputs
 
 #: RTTs scanned at most (each is a monitor simulation per seed)
 MAX_POINTS = 1000
@@ -42,7 +43,7 @@ def _seeds(values: list[str] | None) -> list[int]:
 
 
 def _dur(opt: str, v: str) -> int:
-    from cephsim.units import parse_duration_ns
+    from cephsim.units import parse_duration_ns  # on use (cli/__init__): pydantic
 
     try:
         try:  # a bare number: the same "ambiguous" message as in a scenario file
@@ -61,7 +62,7 @@ def _dur(opt: str, v: str) -> int:
 
 def threshold_text(name: str, ths, seeds, base_ns: int, lo_ns: int, hi_ns: int,
                    points: int) -> str:  # noqa: ANN001
-    from cephsim.monitors.thresholds import grid_spacing
+    from cephsim.monitors.thresholds import grid_spacing  # on use (cli/__init__)
 
     lines = [f"mon-threshold: {name} (seeds {', '.join(map(str, seeds))}; majority verdict per RTT; "
              f"every monitor-path delay scaled, scenario's largest monitor RTT {base_ns / 1e6:g} ms)",
@@ -105,10 +106,9 @@ def register(app: typer.Typer) -> None:
                 "against the RTT, every RTT simulated (.png, .svg or .pdf).")] = None,
     ) -> None:
         """Search the monitor RTT at which the verdict changes (healthy -> unstable -> broken)."""
-        from cephsim.scenario.load import load_resolved
-
         try:
-            from cephsim.formats.output import check_outputs
+            # on use (cli/__init__)
+            from cephsim.api import load_resolved
             from cephsim.monitors import search_thresholds
 
             plot_suffix(plot)
@@ -128,7 +128,9 @@ def register(app: typer.Typer) -> None:
             found = search_thresholds(setup.spec, setup.net_at_rtt, seeds=sd, lo=lo_ns,
                                       hi=hi_ns, tol_ns=tol_ns, points=points)
             if plot is not None:
-                from cephsim.tools.plots import plot_mon_threshold
+                from cephsim.tools.plots import (
+                    plot_mon_threshold,  # on use (cli/__init__): matplotlib
+                )
 
                 plot_mon_threshold(found, plot, sc.name, setup.max_mon_rtt_ns())
             typer.echo(threshold_text(sc.name, found.thresholds, sd, setup.max_mon_rtt_ns(),

@@ -26,6 +26,7 @@ from cephsim.cli.common import (
     write_page,
 )
 from cephsim.errors import CephsimError
+from cephsim.formats.output import check_outputs
 
 
 class SweepFormat(str, Enum):
@@ -99,8 +100,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Run a grid of variants (all combinations of the --set lists), each with K seeds."""
         try:
-            from cephsim.formats.output import check_outputs
-            from cephsim.tools.sweep import run_sweep, write_fio_dir
+            from cephsim.tools.sweep import run_sweep, write_fio_dir  # on use (cli/__init__)
 
             plot_suffix(plot)
             check_scheduler(executor, scheduler)
@@ -112,7 +112,7 @@ def register(app: typer.Typer) -> None:
             if fio_dir is not None:
                 write_fio_dir(res, fio_dir)
             if plot is not None:
-                from cephsim.tools.plots import plot_sweep
+                from cephsim.tools.plots import plot_sweep  # on use (cli/__init__): matplotlib
 
                 plot_sweep(res, plot)
             emit(text, output)
@@ -147,8 +147,7 @@ def register(app: typer.Typer) -> None:
         difference from the first (B - A, change = (B - A) / A) with confidence intervals,
         and the stages behind it."""
         try:
-            from cephsim.formats.output import check_outputs
-            from cephsim.tools.compare import compare as do_compare
+            from cephsim.tools.compare import compare as do_compare  # on use (cli/__init__)
 
             check_scheduler(executor, scheduler)
             check_outputs({"--output": output}, list(scenarios))
@@ -185,8 +184,7 @@ def register(app: typer.Typer) -> None:
         simulation), fsync/fdatasync/sync/direct, or a target that is no RBD image is
         compared, each named in a warning on stderr and in the notes."""
         try:
-            from cephsim.formats.output import check_outputs
-            from cephsim.tools.compare import compare_fio as do
+            from cephsim.tools.compare import compare_fio as do  # on use (cli/__init__)
 
             check_outputs({"--output": output}, [simulated, measured])
 
@@ -222,9 +220,10 @@ def register(app: typer.Typer) -> None:
                 jobs: JobsOpt = None, output: OutOpt = None, quiet: QuietOpt = False) -> None:
         """The life of one simulated write, where its time went, and what each knob is worth."""
         try:
-            from cephsim.formats.output import check_outputs
-            from cephsim.tools.explain import explain as do
-            from cephsim.tools.explain import render
+            from cephsim.tools.explain import (
+                explain as do,  # on use (cli/__init__)
+                render,
+            )
 
             plot_suffix(plot)
             plot_suffix(latency_plot, "--latency-plot")
@@ -236,11 +235,11 @@ def register(app: typer.Typer) -> None:
             if html is not None:
                 write_page(ex, html)
             if plot is not None:
-                from cephsim.tools.plots import plot_waterfall
+                from cephsim.tools.plots import plot_waterfall  # on use (cli/__init__): matplotlib
 
                 plot_waterfall(ex, plot)
             if latency_plot is not None:
-                from cephsim.tools.plots import plot_latency
+                from cephsim.tools.plots import plot_latency  # on use (cli/__init__): matplotlib
 
                 plot_latency(ex.latencies_ns, latency_plot, f"{ex.scenario} (seed {ex.seed})")
             emit(render(ex), output)

@@ -15,7 +15,7 @@ depend on either option.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -27,8 +27,20 @@ from cephsim.metrics.fio_hist import (
     plat_val_to_idx,
 )
 
-if TYPE_CHECKING:
-    from cephsim.model.writepath import Op
+
+class FinishedOp(Protocol):
+    """What a recorder reads of a completed op (the write path's ``Op``): measurement is
+    attached from outside, so it names the fields it needs instead of importing the model."""
+
+    is_write: bool
+    submit: int
+    slat_end: int
+    seq: int
+    pg: int
+    acc: Any  #: per-category ns on the critical path (a list; a tracing list when traced)
+    ev: Any  #: per-category event counts
+    job: Any  #: the fio job it belongs to (``.name``)
+
 
 CATEGORIES = ("network", "cpu", "wake", "disk", "queue")
 
@@ -138,7 +150,7 @@ class Recorder:
         self._settled = False
         self.traces: dict[int, dict[str, object]] = {}  #: op seq -> traced op (see trace.py)
 
-    def add(self, op: Op, t: int) -> None:
+    def add(self, op: FinishedOp, t: int) -> None:
         buf = self._buf
         buf.append((op.is_write, op.submit, op.slat_end, t, op.seq))
         if self.keep:

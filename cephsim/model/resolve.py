@@ -20,9 +20,11 @@ from cephsim.catalog.load import load_catalog
 from cephsim.catalog.models import CPUModel, CState, DiskModel, NICModel, SwitchModel
 from cephsim.errors import CephsimError
 from cephsim.model.build import BuildEffect, build_effect
-from cephsim.model.debuglog import levels as debug_levels
-from cephsim.model.debuglog import lines_per_stage
-from cephsim.model.loss import (
+from cephsim.model.software import release_costs
+from cephsim.monitors.scenario import combine, monitor_setup, site_hop
+from cephsim.scenario.schema import CPUTuning, Netem, Scenario, TcpSettings, VirtualMachine
+from cephsim.spec.debuglog import levels as debug_levels, lines_per_stage
+from cephsim.spec.loss import (
     MAX_HEARTBEAT_MISSES_PER_HOUR,
     MAX_TCP_GIVE_UP,
     OSD_HEARTBEAT_GRACE_S,
@@ -33,8 +35,7 @@ from cephsim.model.loss import (
     tcp_give_up,
     tcp_give_up_limit,
 )
-from cephsim.model.software import ReleaseCosts, release_costs
-from cephsim.scenario.schema import CPUTuning, Netem, Scenario, TcpSettings, VirtualMachine
+from cephsim.spec.software import ReleaseCosts
 from cephsim.units import format_size, format_span
 
 #: (op shards, threads per shard) for SSD and HDD: osd_op_num_shards_{ssd,hdd} and
@@ -762,8 +763,6 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
         ec=_ec(scenario),
         **_wire(scenario))
 
-    from cephsim.monitors.scenario import monitor_setup
-
     return Resolved(scenario=scenario, hosts=tuple(hosts), network=net, ceph=cephcfg,
                     clients=clients, osd_host=osd_host,
                     monitors=monitor_setup(scenario, clients))
@@ -1029,7 +1028,6 @@ def _add_site_links(scenario: Scenario, hosts: list[HostConfig],
     sites = scenario.sites
     if sites is None or not sites.links:
         return
-    from cephsim.monitors.scenario import combine, site_hop
 
     site_of = {g.name: g.site for g in scenario.hosts}
     for a in hosts:

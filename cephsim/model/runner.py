@@ -25,8 +25,7 @@ from cephsim import __version__
 from cephsim.errors import CephsimError
 from cephsim.metrics.records import Recorder
 from cephsim.model.components.cluster import Cluster
-from cephsim.model.engine.draw import Jitter as _Jitter
-from cephsim.model.engine.draw import Sampler
+from cephsim.model.engine.draw import Jitter as _Jitter, Sampler
 from cephsim.model.engine.kernel import Kernel
 from cephsim.model.resolve import (
     Resolved,
@@ -38,6 +37,14 @@ from cephsim.model.resolve import (
 from cephsim.model.rng import Streams
 from cephsim.model.workload import Workload
 from cephsim.model.writepath import Op, Protocol
+from cephsim.monitors import simulate_monitors
+from cephsim.monitors.wan import (
+    data_loss_sources,
+    loss_warnings,
+    monitor_warnings,
+    site_warnings,
+    window_warnings,
+)
 from cephsim.scenario.schema import Scenario
 from cephsim.units import format_duration, format_size
 
@@ -238,13 +245,6 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
     cluster = Cluster(r, streams)
     costs = r.ceph.costs
     proto = Protocol(cluster, kernel, _Jitter(costs.cpu_jitter_sigma, streams.get("cpu.jitter")))
-    from cephsim.monitors.wan import (
-        data_loss_sources,
-        loss_warnings,
-        monitor_warnings,
-        site_warnings,
-        window_warnings,
-    )
 
     rec = Recorder(keep_records=run.records, keep_ops=keep_ops or bool(data_loss_sources(r)))
     budget = run.max_memory
@@ -347,7 +347,6 @@ def run_scenario(scenario: Scenario, *, scenario_path: str | Path | None = None,
 
     mon_report = None
     if r.monitors is not None:  # the monitor cluster, simulated on its own (no data-path I/O)
-        from cephsim.monitors import simulate_monitors
         mon_report = simulate_monitors(r.monitors.spec, r.monitors.net, seed)
     t_first = state["t_first"] or 0
     t_last = rec.last_complete()

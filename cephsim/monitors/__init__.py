@@ -5,10 +5,11 @@ also keeps every RTT it simulated); inputs :class:`MonitorSpec` and :class:`MonN
 output :class:`MonitorReport`.
 """
 
+from cephsim.spec.monitors import MonitorSpec
+
 from .links import LinkSpec, MonNetwork
 from .model import simulate_monitors
 from .report import MonitorReport, text_report
-from .spec import MonitorSpec
 from .thresholds import RttVerdict, Threshold, ThresholdSearch, find_thresholds, search_thresholds
 
 __all__ = ["LinkSpec", "MonNetwork", "MonitorReport", "MonitorSpec", "RttVerdict", "Threshold",

@@ -28,12 +28,14 @@ import math
 import numpy as np
 import simpy
 
+from cephsim.spec.monitors import MonitorSpec
+
 from .connection import Messenger, Timer
 from .elector import ElectorMixin
 from .links import MonNetwork, TcpParams
+from .monclient import handle_at_mon, start_clients
 from .paxos import PaxosMixin
 from .report import MonitorReport, Recorder
-from .spec import MonitorSpec
 
 SMALL = 300
 
@@ -301,12 +303,10 @@ class Cluster:
             self.msgr.fault(a, b)
 
     def handle_client_msg(self, mon: Monitor, src: str, m: dict) -> None:
-        from .monclient import handle_at_mon
         handle_at_mon(self, mon, src, m)
 
     # -- run ---------------------------------------------------------------------------------
     def run(self) -> MonitorReport:
-        from .monclient import start_clients
         for i, mon in enumerate(self.mons.values()):
             Timer(self.env, int(self.rng.uniform(0, 1e6)), mon.bootstrap)
             Timer(self.env, int(self.rng.uniform(0, self.spec.timers.mon_tick_interval)), mon.tick)

@@ -2,7 +2,7 @@
 
 :func:`monitor_setup` turns a validated :class:`~cephsim.scenario.schema.Scenario` (plus
 the data-path client hosts chosen by :mod:`cephsim.model.resolve`) into a :class:`MonitorSetup`:
-the :class:`~cephsim.monitors.spec.MonitorSpec` and the :class:`MonNetwork` of netem
+the :class:`~cephsim.spec.monitors.MonitorSpec` and the :class:`MonNetwork` of netem
 settings for every directed pair of nodes (monitors and client hosts).
 
 The netem of a directed pair ``x -> y`` is the sum of (delays add, like stacked qdiscs):
@@ -29,9 +29,10 @@ from typing import TYPE_CHECKING, Any, Iterable
 from pydantic import ValidationError
 
 from cephsim.errors import CephsimError, Problem
+from cephsim.scenario.problems import validation_problems
+from cephsim.spec.monitors import MonitorSpec, _default_commands
 
 from .links import LinkSpec, MonNetwork
-from .spec import MonitorSpec, _default_commands
 
 if TYPE_CHECKING:
     from cephsim.scenario.schema import Scenario
@@ -124,8 +125,6 @@ def _spec_problems(err: ValidationError, given: set[str] | None = None) -> list[
     file yet: :func:`cephsim.scenario.load.locate` adds the file and line).  ``given``: the
     ``monitors`` fields the scenario (or a --set) wrote; 'warmup must be shorter than
     duration' is put on duration when only duration was written (the warmup is the default)."""
-    from cephsim.scenario.problems import validation_problems
-
     problems = validation_problems(err, None, None, prefix=("monitors",))
     for p in problems:
         if p.path and (p.path + ".").startswith(_SPEC + "."):

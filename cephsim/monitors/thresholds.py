@@ -21,10 +21,11 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+from cephsim.spec.monitors import MonitorSpec
+
 from .links import MonNetwork
 from .model import simulate_monitors
 from .report import MonitorReport
-from .spec import MonitorSpec
 
 ORDER = {"healthy": 0, "unstable": 1, "broken": 2}
 NAMES = {v: k for k, v in ORDER.items()}

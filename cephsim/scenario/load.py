@@ -18,6 +18,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.constructor import DuplicateKeyError
 
+from cephsim.catalog.load import merge_entry, raw_entry
 from cephsim.errors import CephsimError
 from cephsim.scenario.problems import _override_origin, validation_problems
 from cephsim.scenario.schema import Origin, Scenario
@@ -105,8 +106,6 @@ CATALOG_DEFAULTS = {"switch": "generic-cut-through-25g"}
 def catalog_copy(kind: str, entry_id: str, origin: str, where: str) -> CommentedMap:
     """The catalog entry ``entry_id`` as an inline mapping (figures, sources and all), named
     as changed, so that a --set can change one of its figures."""
-    from cephsim.catalog.load import raw_entry
-
     raw = raw_entry(kind, entry_id)
     if not isinstance(raw, dict):
         raise CephsimError.single(f"{where}: no {_ONE[kind]} {entry_id!r} in the catalog to change "
@@ -210,8 +209,6 @@ def _expand_bases(data: Any, origin: str,
     changed (as in a catalog of one's own): the base's other fields are filled in, in place,
     so the user's own keys keep their lines for error messages; a changed figure keeps no
     base source (the user's, given or not)."""
-    from cephsim.catalog.load import merge_entry, raw_entry
-
     def refuse(where: str, msg: str) -> CephsimError:
         file, line, col = _place(where, data, origin, overridden or {})
         return CephsimError.single(f"{where}: {msg}", file=file, line=line, column=col)
@@ -277,18 +274,3 @@ def _place(where: str, data: Any, origin: str,
         return by, None, None
     line, col = _position(data, loc)
     return origin, line, col
-
-
-def load_resolved(path: str | Path, overrides: Sequence[str] | None = None):  # noqa: ANN201
-    """Load, override, validate and resolve a scenario; every error located in the file.
-
-    Returns ``(scenario, resolved)``.
-    """
-    from cephsim.model.resolve import resolve
-
-    sc = load_scenario(path, overrides)
-    try:
-        return sc, resolve(sc, path)
-    except CephsimError as e:
-        raise locate(e, path, overrides) from None
-

@@ -33,10 +33,15 @@ from pydantic import (
 )
 
 from cephsim.catalog.models import CPUModel, DiskModel, NICModel, SwitchModel
-from cephsim.model.loss import TCP_RETRIES2, resend_wait_s
-from cephsim.model.software import Kcycles
-from cephsim.monitors.spec import ClientCommand, MonThresholds, TimerOptions
-from cephsim.monitors.spec import ProposalWorkload as MonWorkload
+from cephsim.spec.debuglog import parse_level
+from cephsim.spec.loss import TCP_RETRIES2, resend_wait_s
+from cephsim.spec.monitors import (
+    ClientCommand,
+    MonThresholds,
+    ProposalWorkload as MonWorkload,
+    TimerOptions,
+)
+from cephsim.spec.software import Kcycles
 from cephsim.units import (
     DAY_NS,
     PERCENT_JSON,
@@ -637,7 +642,7 @@ class Ceph(_M):
                     "(debug_osd = 20/20 -> {osd: '20/20'}; '10' means 10/10): every line up to the "
                     "gather level is formatted in the thread that logs it, costing CPU on the op's "
                     "path (log.line per line; the lines per op and level are counted from the Reef "
-                    "source: cephsim/model/debuglog.py). On top of debug_logging.")
+                    "source: cephsim/spec/debuglog.py). On top of debug_logging.")
     op_shards: Int | None = Field(None, ge=1, description="osd_op_num_shards override (default per "
             "release and media).")
     op_threads_per_shard: Int | None = Field(None, ge=1, description=
@@ -698,8 +703,6 @@ class Ceph(_M):
     @field_validator("debug")
     @classmethod
     def _debug_levels(cls, v: dict[str, str | int]) -> dict[str, str]:
-        from cephsim.model.debuglog import parse_level
-
         out = {}
         for name, level in v.items():
             if isinstance(level, bool):

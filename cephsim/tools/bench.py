@@ -31,6 +31,10 @@ from typing import Any
 
 import simpy
 
+import cephsim.model.writepath as wp
+from cephsim.model.runner import run_scenario
+from cephsim.scenario.load import load_scenario
+
 
 def bare_simpy_events_per_s(n: int = 300_000) -> float:
     env = simpy.Environment()
@@ -96,9 +100,6 @@ def idle_governor_cost(ios: int, repeats: int = 2) -> dict[str, Any]:
 
 def _simulate(ios: int, iodepth: int, clients: int, extra: list[str]) -> tuple[Any, Any]:
     """The bench scenario at this load (with ``extra`` settings): (scenario, run result)."""
-    from cephsim.model.runner import run_scenario
-    from cephsim.scenario.load import load_scenario
-
     path = resources.files("cephsim").joinpath("data/bench.yaml")
     with resources.as_file(path) as p:
         sets = [f"run.ios={ios}", f"workload.iodepth={iodepth}", f"workload.numjobs={clients}",
@@ -142,8 +143,6 @@ def _run_one(ios: int, iodepth: int, clients: int) -> dict[str, Any]:
 
 def compiled_build() -> str:
     """'compiled (mypyc)' when the hot path was built with mypyc, else 'pure Python'."""
-    import cephsim.model.writepath as wp
-
     return "compiled (mypyc)" if wp.__file__.endswith((".so", ".pyd")) else "pure Python"
 
 

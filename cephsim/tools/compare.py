@@ -29,9 +29,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from cephsim import __version__
+from cephsim.api import load_resolved
 from cephsim.errors import CephsimError
+from cephsim.formats.readers.common import read_text
+from cephsim.formats.readers.detect import read_text_any
+from cephsim.formats.readers.model import FioMeasurement
+from cephsim.formats.report.assumptions import assumptions, compare_text
 from cephsim.metrics.records import CATEGORIES
-from cephsim.tools.stats import LEVEL, diff_ci, fmt_ci, mean_ci, welch_summary
+from cephsim.tools.stats import LEVEL, diff_ci, fmt_ci, mean_ci, summary_ci, welch_summary
+from cephsim.tools.sweep import Task, execute
 
 #: the rows of every table: key, label, unit
 METRICS = (("iops", "IOPS", ""), ("bw_mib_s", "bandwidth", "MiB/s"),
@@ -192,8 +199,6 @@ class Comparison:
         from rich.console import Console
         from rich.measure import Measurement
         from rich.table import Table
-
-        from cephsim.formats.report.assumptions import compare_text
 
         buf = io.StringIO()
         buf.write(compare_text([(f"{i.label} {i.name}", i.assumptions) for i in self.inputs],
@@ -426,10 +431,6 @@ def planned_directions(sc: Any) -> list[str]:
 def compare(paths: Sequence[str | Path], overrides: Sequence[str] | None = None, *, seeds: int = 3,
             seed: int | None = None, jobs: int | None = None, executor: str = "local",
             scheduler: Any = None, quiet: bool = True) -> Comparison:
-    from cephsim.formats.report.assumptions import assumptions
-    from cephsim.scenario.load import load_resolved
-    from cephsim.tools.sweep import Task, execute
-
     if len(paths) < 2:
         raise CephsimError.single("compare needs at least two scenarios")
     if seeds < 1:
@@ -452,7 +453,6 @@ def compare(paths: Sequence[str | Path], overrides: Sequence[str] | None = None,
     if len(set(names)) < len(names):
         names = [f"{sc.name} ({Path(p).name})" for sc, p in zip(scs, paths)]
     k = len(seed_list)
-    from cephsim import __version__
 
     inputs = [Input(_letter(i), names[i], str(p), seed_list, f"simulated, cephsim-{__version__}",
                     assumptions(*loaded[i], ov)) for i, p in enumerate(paths)]
@@ -540,10 +540,6 @@ class _FioFile:
 
 
 def _read_fio(path: str | Path) -> _FioFile:
-    from cephsim.formats.readers.common import read_text
-    from cephsim.formats.readers.detect import read_text_any
-    from cephsim.formats.readers.model import FioMeasurement
-
     text = read_text(path)  # read once: for fio's jobs and for a cephsim object beside them
     m = read_text_any(str(path), text)
     if not isinstance(m, FioMeasurement) or not m.jobs:
@@ -673,8 +669,6 @@ def _fio_input(f: _FioFile, label: str) -> Input:
 
 
 def _fio_side(f: _FioFile, d: str) -> Side:
-    from cephsim.tools.stats import summary_ci
-
     fd = f.job.directions[d]
     lat = fd.lat or fd.clat
     pct = fd.percentiles or {}

@@ -35,11 +35,20 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from cephsim.api import load_resolved
 from cephsim.errors import CephsimError
+from cephsim.formats.report.assumptions import assumptions, header_text
+from cephsim.formats.report.summary import job_stats, tracker_intervals
+from cephsim.metrics.fio_hist import DEFAULT_PERCENTILES, FioHistogram
 from cephsim.metrics.records import CATEGORIES
 from cephsim.metrics.trace import Span
+from cephsim.model.runner import run_scenario
 from cephsim.model.steps import CLIENT_SEND, STEPS, WAL_WRITE
 from cephsim.tools.names import component_label, osd_id, osd_name, osd_of
+from cephsim.tools.progress import ProgressBar
+from cephsim.tools.stats import TAIL_SPAN
+from cephsim.tools.sweep import Task, direction_figures, execute
+from cephsim.tools.workers import Workers
 
 CAT_LABEL = {"network": "network", "cpu": "CPU work", "wake": "C-state wake-ups",
              "disk": "disk", "queue": "queueing"}
@@ -411,10 +420,6 @@ def explain(path: str | Path, overrides: Sequence[str] | None = None, which: str
     ``row["op"]`` as :func:`explanation_data` (the teaching page switches between them).
     ``result``: the scenario's run (a RunResult of ``path`` and ``overrides``) when the
     caller has one with per-op records; only the traced run is then simulated."""
-    from cephsim.formats.report.assumptions import assumptions
-    from cephsim.model.runner import run_scenario
-    from cephsim.scenario.load import load_resolved
-
     overrides = list(overrides or [])
     sc, r = load_resolved(path, overrides)
     decides = assumptions(sc, r, overrides)  # as loaded: records switched on below is ours
@@ -422,7 +427,6 @@ def explain(path: str | Path, overrides: Sequence[str] | None = None, which: str
         r = r.with_run(records=True)
         sc = r.scenario
     seed = sc.run.seed if seed is None else seed
-    from cephsim.tools.progress import ProgressBar
 
     if result is not None and "acc" not in result.records.arrays():
         result = None  # run without records: explain needs its own
@@ -489,8 +493,6 @@ def explain(path: str | Path, overrides: Sequence[str] | None = None, which: str
                      engine=sc.workload.engine)
     ex.baseline_mean_us = ex.mean_lat_sum / ex.mean_n / 1e3
     ex.latencies_ns = lat_all[mask]
-    from cephsim.formats.report.summary import job_stats, tracker_intervals
-    from cephsim.tools.sweep import direction_figures
 
     copies = sc.pool.size > 1
     one = tracker_intervals(np.asarray([tr["ev"]], dtype=np.int64), np.asarray([submit]),
@@ -574,9 +576,6 @@ def run_ablations(path: str | Path, overrides: list[str], sc: Any, r: Any, seed:
                   which: str = "median") -> list[dict[str, Any]]:
     """One row per :func:`ablation_variants`: its mean and p99 (a full run, the same seed),
     or why it cannot run; with ``trace`` also its explained op (``op``)."""
-    from cephsim.scenario.load import load_resolved
-    from cephsim.tools.sweep import Task, execute
-
     rows: list[dict[str, Any]] = []
     tasks = []
     for title, ov in ablation_variants(sc, r):
@@ -619,9 +618,6 @@ def _explain_variant(job: tuple[str, list[str], str, int]) -> dict[str, Any]:
 def _explain_all(jobs_: list[tuple[str, list[str], str, int]], jobs: int | None,
                  quiet: bool) -> list[dict[str, Any]]:
     """:func:`_explain_variant` of each, on ``jobs`` processes (default: all cores)."""
-    from cephsim.tools.progress import ProgressBar
-    from cephsim.tools.workers import Workers
-
     with ProgressBar(len(jobs_), "explain: ablations, each op traced", quiet=quiet) as bar, \
             Workers(jobs) as workers:
         out: list[dict[str, Any]] = workers.map(_explain_variant, [(j,) for j in jobs_],
@@ -894,8 +890,6 @@ def render(ex: Explanation) -> str:
             f"{ex.rank[0].upper() + ex.rank[1:]}: op {ex.seq}, latency {ex.latency_ns / 1e3:.1f} us\n")
     rule = "-" * WIDTH + "\n"
     if ex.assumptions is not None:
-        from cephsim.formats.report.assumptions import header_text
-
         head += rule + header_text(ex.assumptions, width=WIDTH)
     parts = [head, rule, "Timeline of the op, hop by hop and thread by thread:\n\n", timeline(ex),
              "\n", rule, "Its critical path, step by step (each step starts where the previous "
@@ -958,9 +952,6 @@ def latency_summary(lat_ns: Any, bins: int = 48, points: int = 201) -> dict[str,
     histogram's, as ``run`` reports them), the CDF at ``points`` quantiles and a histogram
     (logarithmic bins when the slowest op takes :data:`~cephsim.tools.stats.TAIL_SPAN`
     times the fastest or more, as the latency plot)."""
-    from cephsim.metrics.fio_hist import DEFAULT_PERCENTILES, FioHistogram
-    from cephsim.tools.stats import TAIL_SPAN
-
     lat = np.sort(np.asarray(lat_ns, dtype=np.int64))
     if lat.size == 0:
         return {"n": 0}
@@ -1033,7 +1024,5 @@ def explanation_data(ex: Explanation) -> dict[str, Any]:
         "ablations": [{k: v for k, v in row.items()} for row in ex.ablation],
     }
     if ex.assumptions is not None:
-        from cephsim.formats.report.assumptions import header_text
-
         out["assumptions"] = header_text(ex.assumptions, width=WIDTH)
     return out

@@ -30,7 +30,12 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from cephsim.errors import CephsimError
+from cephsim.formats.output import atomic_path
+from cephsim.metrics.fio_hist import FioHistogram
+from cephsim.tools.explain import row_name
+from cephsim.tools.names import component_label
 from cephsim.tools.stats import TAIL_SPAN
+from cephsim.units import parse_duration_ns, parse_size_bytes
 
 CAT_COLOR = {"cpu": "#4477aa", "net": "#ee6677", "write": "#228833", "flush": "#aa3377",
              "read": "#66ccee", "wait": "#bbbbbb"}
@@ -64,7 +69,6 @@ def _save(fig: Any, path: str | Path) -> Path:
     if p.suffix.lower() not in (".png", ".svg", ".pdf"):
         plt.close(fig)
         raise CephsimError.single(f"{p}: a figure file must end in .png, .svg or .pdf")
-    from cephsim.formats.output import atomic_path
 
     try:
         with atomic_path(p, "--plot", suffix=p.suffix) as tmp:
@@ -275,8 +279,6 @@ def latency_figure(lat_ns: Sequence[int] | np.ndarray, title: str,
     if lat.size == 0:
         raise CephsimError.single("no latencies to plot")
     if percentiles is None:
-        from cephsim.metrics.fio_hist import FioHistogram
-
         percentiles = FioHistogram.from_samples(lat).percentiles((50.0, 99.0, 99.9))
     us = np.sort(lat) / 1e3
     marks = [ns / 1e3 for ns in percentiles.values()] + [float(us.mean())]
@@ -328,9 +330,6 @@ def waterfall_figure(ex: Any) -> Any:
     each labelled by :func:`~cephsim.tools.names.component_label`."""
     plt = _plt()
     from matplotlib.patches import Patch
-
-    from cephsim.tools.explain import row_name
-    from cephsim.tools.names import component_label
 
     crit = {(s.resource, s.start, s.end) for s in ex.steps}
     rows: list[tuple[str, str]] = []  # (host, row name)
@@ -397,8 +396,6 @@ def plot_waterfall(ex: Any, path: str | Path) -> Path:
 
 def _numeric(values: Sequence[str]) -> tuple[list[float], str] | None:
     """Axis values as numbers with a unit label, or None (categorical)."""
-    from cephsim.units import parse_duration_ns, parse_size_bytes
-
     try:
         return [float(v) for v in values], ""
     except ValueError:

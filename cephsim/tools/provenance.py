@@ -13,7 +13,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent  #: the cephsim package
 #: what decides a simulated number: the model, its data, and the statistics reported
-MODEL_SOURCES = ("model", "metrics", "catalog", "scenario/schema.py", "units.py",
+MODEL_SOURCES = ("spec", "model", "metrics", "catalog", "scenario/schema.py", "units.py",
                  "formats/report/fio_stats.py",
                  "tools/calibrate/corpus.py", "tools/calibrate/objective.py")
 #: an opening marker: <!-- generated: NAME (model HASH) ... -->

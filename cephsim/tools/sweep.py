@@ -14,9 +14,26 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterable, Sequence
 
+from cephsim import __version__
+from cephsim.api import load_resolved
 from cephsim.errors import CephsimError, Problem
+from cephsim.formats.output import check_output_tree, write_tree
+from cephsim.formats.report.fio_bench import bench_path
+from cephsim.formats.report.fio_json import (
+    dumps_fio_json,
+    fio_json,
+    report_time_ms,
+    source_date_epoch,
+)
+from cephsim.formats.report.fio_stats import pool_runs
+from cephsim.formats.report.summary import breakdown, job_stats
+from cephsim.model.runner import run_scenario
+from cephsim.scenario.problems import validation_problems
+from cephsim.scenario.schema import SweepBlock
 from cephsim.tools.progress import ProgressBar
+from cephsim.tools.stats import LEVEL, batch_mean_values, fmt_ci, mean_ci
 from cephsim.tools.workers import Workers
+from cephsim.yamlfile import located, read_scenario_data
 
 #: metrics reported per point: key, column title, unit
 METRICS: tuple[tuple[str, str, str], ...] = (
@@ -110,10 +127,6 @@ def block_axes(path: str | Path) -> tuple[list[Axis], int | None]:
     only becomes valid at the sweep's points is still accepted here."""
     from pydantic import ValidationError
 
-    from cephsim.scenario.problems import validation_problems
-    from cephsim.scenario.schema import SweepBlock
-    from cephsim.yamlfile import located, read_scenario_data
-
     data = read_scenario_data(Path(path))
     block = data.get("sweep") if isinstance(data, dict) else None
     if block is None:
@@ -154,8 +167,6 @@ def validate_points(path: str | Path, points: Sequence[Point],
     A point's values reach the scenario as ``--set`` overrides (after ``extra``, overrides
     of every point); a problem with a value of the scenario's own ``sweep:`` block (in
     ``axes``) is located at that value in the file."""
-    from cephsim.scenario.load import load_resolved
-
     written = {f"--set {a.path}={v}": w for a in axes for v, w in zip(a.values, a.where)}
     failures: list[tuple[Point, CephsimError]] = []
     scenarios = []
@@ -210,11 +221,6 @@ def run_task(task: Task) -> dict[str, Any]:
 
 def _run_task(task: Task) -> dict[str, Any]:
     import numpy as np
-
-    from cephsim.formats.report.summary import breakdown, job_stats
-    from cephsim.model.runner import run_scenario
-    from cephsim.scenario.load import load_resolved
-    from cephsim.tools.stats import batch_mean_values
 
     sc, r = load_resolved(task.scenario, task.overrides)
     if sc.run.records != task.records:  # statistics do not depend on it (records.py)
@@ -286,14 +292,10 @@ class PointResult:
     runs: list[dict[str, Any]]  #: one per seed
 
     def stat(self, key: str) -> tuple[float, float | None]:
-        from cephsim.tools.stats import mean_ci
-
         return mean_ci([r[key] for r in self.runs])
 
     def fio_job(self) -> Any:
         """The point's seeds as one fio job (runs of a sweep with ``fio_dir``)."""
-        from cephsim.formats.report.fio_stats import pool_runs
-
         if not self.runs or any("fio_job" not in r for r in self.runs):
             raise ValueError("the sweep was run without fio jobs (fio_dir)")
         return pool_runs([r["fio_job"] for r in self.runs])
@@ -323,8 +325,6 @@ class SweepResult:
 
     # ---------------------------------------------------------- views
     def to_dict(self) -> dict[str, Any]:
-        from cephsim.tools.stats import LEVEL
-
         pts = []
         for pr in self.points:
             d: dict[str, Any] = {"settings": dict(pr.point.settings), "seeds": len(pr.runs),
@@ -368,8 +368,6 @@ class SweepResult:
         from rich import box
         from rich.console import Console
         from rich.table import Table
-
-        from cephsim.tools.stats import LEVEL, fmt_ci
 
         k = len(self.seeds)
         vary = self.varying()
@@ -459,8 +457,6 @@ def fio_paths(axes: Sequence[Axis], points: Sequence[Point],
     The target folder is the scenario's name, followed by the point's values of the axes
     the tree does not name a file by (``quickstart,pool.size=2``), so points that differ
     only there do not share a file; two points that would still share one are an error."""
-    from cephsim.formats.report.fio_bench import bench_path
-
     # a swept name already names each point's folder
     other = {a.path for a in axes if len(a.values) > 1 and a.path not in LAYOUT_FIELDS
              and a.path != "name"}
@@ -484,9 +480,6 @@ def fio_paths(axes: Sequence[Axis], points: Sequence[Point],
 
 def fio_documents(res: SweepResult, timestamp_ms: int | None = None) -> dict[PurePosixPath, str]:
     """Each point's fio JSON (its seeds pooled as one job), by its place in the tree."""
-    from cephsim import __version__
-    from cephsim.formats.report.fio_json import dumps_fio_json, fio_json, report_time_ms
-
     ms = report_time_ms() if timestamp_ms is None else timestamp_ms
     out: dict[PurePosixPath, str] = {}
     for pr, rel in zip(res.points, res.fio_paths, strict=True):
@@ -502,8 +495,6 @@ def fio_documents(res: SweepResult, timestamp_ms: int | None = None) -> dict[Pur
 
 def write_fio_dir(res: SweepResult, directory: str | Path) -> list[Path]:
     """Write the sweep's per-point fio JSON files under ``directory`` (bench-fio's tree)."""
-    from cephsim.formats.output import write_tree
-
     texts = fio_documents(res)  # all made before the first file is written
     return write_tree(directory, {Path(k): v for k, v in texts.items()}, "--fio-dir")
 
@@ -520,9 +511,6 @@ def run_sweep(path: str | Path, cli_axes: Iterable[str] = (), *, seeds: int | No
     axes, points, seed_list, scenarios = plan(path, cli_axes, seeds, seed)
     places: list[PurePosixPath] = []
     if fio_dir is not None:
-        from cephsim.formats.output import check_output_tree
-        from cephsim.formats.report.fio_json import source_date_epoch
-
         places = fio_paths(axes, points, scenarios)
         check_output_tree(fio_dir, places, "--fio-dir", [Path(path), *others])
         source_date_epoch()  # a bad value stops the sweep before it runs, not after

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cephsim.catalog.load import catalog_rows, entry_figures
+from cephsim.catalog.load import catalog_rows, entry_figures, load_catalog
 
 
 def catalog_text(kind: str | None, id: str | None = None) -> str:  # noqa: A002
@@ -26,7 +26,6 @@ def catalog_text(kind: str | None, id: str | None = None) -> str:  # noqa: A002
 
 
 def _entry_text(kind: str, id: str) -> str:  # noqa: A002
-    from cephsim.catalog.load import load_catalog
 
     e = load_catalog().get(kind, id)
     lines = [f"{id}: {e.name}"]

@@ -37,6 +37,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from cephsim import __version__
 from cephsim.errors import CephsimError
 from cephsim.formats.report.fio_stats import (
     DirectionStats,
@@ -258,8 +259,6 @@ def fio_json(
     there are any.
     """
     if fio_version is None:
-        from cephsim import __version__
-
         fio_version = f"cephsim-{__version__}"
     ms = int(timestamp) * 1000 if timestamp_ms is None else int(timestamp_ms)
     groups = group_run_stats(jobs)

@@ -34,6 +34,7 @@ import math
 import time
 from collections.abc import Sequence
 
+from cephsim import __version__
 from cephsim.formats.report.fio_stats import (
     DirectionStats,
     GroupDirStats,
@@ -317,8 +318,6 @@ def fio_text(
     version, ``Starting N processes``) and the blank line fio prints before the results.
     """
     if fio_version is None:
-        from cephsim import __version__
-
         fio_version = f"cephsim-{__version__}"
     groups = group_run_stats(jobs)
     out: list[str] = []

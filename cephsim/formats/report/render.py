@@ -15,6 +15,7 @@ from cephsim.formats.report.summary import (
     saturation_text,
 )
 from cephsim.model.runner import RunResult
+from cephsim.monitors import text_report
 
 
 def write_path(res: RunResult) -> str:
@@ -102,8 +103,6 @@ def render_run(res: RunResult, fmt: str, overrides: Sequence[str] = ()) -> str:
     text += "\nWhere the time went (mean per I/O):\n" + breakdown_text(res)
     text += saturation_text(res)
     if res.monitors is not None:
-        from cephsim.monitors import text_report
-
         text += "\nMonitors (simulated separately; the data path does not use them):\n"
         text += "\n".join("  " + ln for ln in text_report(res.monitors).splitlines()) + "\n"
     for w in res.warnings:

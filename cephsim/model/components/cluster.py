@@ -16,10 +16,10 @@ from cephsim.model.components.cpu import CoreSet, Package, Quota, Thread
 from cephsim.model.components.disk import Disk
 from cephsim.model.components.network import Hop, Impairment, Path, Port, TcpWindow
 from cephsim.model.components.placement import acting_sets
-from cephsim.model.dists import Normal, Uniform
 from cephsim.model.engine.draw import Sampler, fixed
 from cephsim.model.resolve import HostConfig, Resolved
 from cephsim.model.rng import Streams, stable_hash
+from cephsim.spec.dists import Normal, Uniform
 
 #: kcryptd workers per encrypted OSD (dm-crypt's kcryptd is an unbound workqueue with up to
 #: one worker per online CPU, unless same_cpu_crypt: a pool of parallel workers here)

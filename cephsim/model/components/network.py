@@ -11,7 +11,7 @@ from typing import Any, Callable, Generator
 from cephsim.model.components.cpu import Thread
 from cephsim.model.engine.draw import Sampler
 from cephsim.model.engine.kernel import ACC_NET, ACC_QUEUE, Kernel
-from cephsim.model.loss import TCP_RETRIES2, TCP_RTO_MAX_NS, TCP_RTO_MIN_NS
+from cephsim.spec.loss import TCP_RETRIES2, TCP_RTO_MAX_NS, TCP_RTO_MIN_NS
 
 TCP_HEADERS = 52  #: IP (20) + TCP (20) + timestamps option (12)
 WIRE_OVERHEAD = 90  #: per frame: TCP/IP 52 + Ethernet 18 + preamble/IFG 20

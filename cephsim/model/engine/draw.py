@@ -1,7 +1,7 @@
 """Batched random draws handed out one at a time (the simulator's hot path).
 
-Kept apart from :mod:`cephsim.model.dists` (pydantic models) so that it can be compiled
-with mypyc; it reads the specs :mod:`cephsim.model.dists` defines.
+Kept apart from the specs (:mod:`cephsim.spec.dists`, pydantic models) so that it can be
+compiled with mypyc; each spec's batches come from :func:`cephsim.model.dists.batch_fn`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from cephsim.model.dists import Constant, _batch_fn
+from cephsim.model.dists import batch_fn
+from cephsim.spec.dists import Constant
 
 
 class Sampler:
@@ -21,9 +22,9 @@ class Sampler:
     BATCH = 4096
 
     def __init__(self, spec: Any, rng: np.random.Generator | None) -> None:
-        """``rng`` may be None for a :class:`~cephsim.model.dists.Constant` (it draws nothing)."""
+        """``rng`` may be None for a :class:`~cephsim.spec.dists.Constant` (it draws nothing)."""
         self.constant: int | None = spec.value if isinstance(spec, Constant) else None
-        self._draw: Callable[[int], list[int]] = _batch_fn(spec, rng)
+        self._draw: Callable[[int], list[int]] = batch_fn(spec, rng)
         # Samples are handed out from the end of the list (list.pop is the cheapest
         # way to do it), so each batch is stored reversed to keep the draw order.
         self._buf: list[int] = []

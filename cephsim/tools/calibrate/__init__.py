@@ -5,7 +5,7 @@
   statistics to match.
 - :mod:`params`: the free parameters (``scale``, ``kcycles.<stage>``,
   ``tails.*``, ``cpu_jitter_sigma``, ``kernel.*``) and how they change a
-  release's :class:`~cephsim.model.software.ReleaseCosts`.
+  release's :class:`~cephsim.spec.software.ReleaseCosts`.
 - :mod:`objective`: simulate cases with common random numbers, compare.
 - :mod:`fit`: scipy ``least_squares`` on log-parameters, uncertainty from the
   Jacobian, verification runs, profile files.

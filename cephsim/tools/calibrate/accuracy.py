@@ -6,8 +6,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 from cephsim.errors import CephsimError
+from cephsim.formats.readers.common import read_text
 from cephsim.tools.calibrate.cases import Case
 from cephsim.tools.calibrate.corpus import Validation, cross_validate, load_ratios
+from cephsim.tools.provenance import closing, replace_block as replace
 
 DEFAULT_CASES = Path("calibration/cases")
 #: release-against-release evidence, used with the default corpus
@@ -66,10 +68,6 @@ def run_accuracy(cases: list[Case], paths: list[Path], seeds: int, ios: int, job
 
 def replace_block(path: Path, lines: list[str]) -> str:
     """The text of ``path`` with the generated accuracy block replaced by ``lines``."""
-    from cephsim.formats.readers.common import read_text
-    from cephsim.tools.provenance import closing
-    from cephsim.tools.provenance import replace_block as replace
-
     text = read_text(path)
     try:
         return replace(text, "accuracy", "\n".join(lines), "cephsim accuracy --readme")

@@ -12,7 +12,10 @@ from typing import Any
 
 from cephsim.errors import CephsimError
 from cephsim.formats.readers.common import finite_number
+from cephsim.formats.readers.detect import read_any
+from cephsim.formats.readers.model import FioMeasurement
 from cephsim.units import format_duration, parse_duration_ns
+from cephsim.yamlfile import located, parse_yaml_text, read_text, unknown_keys
 
 STAT_RE = re.compile(r"^(?:(lat|clat|slat)\.(mean|p\d+(?:\.\d+)?)|iops|cpu\.osd_host)$")
 #: the OSD daemons' CPU use on a host with OSDs, in logical CPUs (top's %CPU / 100, summed
@@ -119,14 +122,10 @@ class _Where:
         self.path, self.data = path, data
 
     def err(self, msg: str, *loc: Any) -> CephsimError:
-        from cephsim.yamlfile import located
-
         return CephsimError([located(msg, str(self.path), self.data, *loc)])
 
     def unknown_keys(self, node: dict[Any, Any], known: tuple[str, ...], what: str,
                      *loc: Any) -> None:
-        from cephsim.yamlfile import unknown_keys
-
         problems = unknown_keys(node, known, what, str(self.path), self.data, *loc)
         if problems:
             raise CephsimError(problems[:1])
@@ -157,8 +156,6 @@ def _measured_value(stat: str, v: Any) -> float:
 
 
 def _read_case_yaml(path: Path) -> Any:
-    from cephsim.yamlfile import parse_yaml_text, read_text
-
     return parse_yaml_text(read_text(path, "case file"), str(path))
 
 
@@ -316,9 +313,6 @@ def _check_percentile_order(w: _Where, targets: list[Target],
 def _from_file(w: _Where, loc: tuple[Any, ...], base: Path, m: dict[str, Any], src: str,
                sigma: Any, direction: str) -> list[Target]:
     """The statistics of the case's ``direction`` (write or read) in one fio output."""
-    from cephsim.formats.readers.detect import read_any
-    from cephsim.formats.readers.model import FioMeasurement
-
     if not isinstance(m["file"], str) or not m["file"].strip():
         raise w.err("the path of a measurement file (relative to the case file)", *loc, "file")
     f = base / m["file"]

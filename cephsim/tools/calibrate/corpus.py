@@ -19,9 +19,13 @@ from typing import Any, Callable, get_args
 import numpy as np
 
 from cephsim.errors import CephsimError
+from cephsim.model.software import software_table
 from cephsim.scenario.schema import Release
 from cephsim.tools.calibrate.cases import CPU_STAT, Case, unit_of
+from cephsim.tools.calibrate.objective import case_stats, prepare
+from cephsim.tools.provenance import closing, opening
 from cephsim.tools.workers import Workers
+from cephsim.yamlfile import located, parse_yaml_text, read_text
 
 RELEASES: tuple[str, ...] = get_args(Release)
 
@@ -99,8 +103,6 @@ class ReleaseRatio:
 
 def load_ratios(path: Path) -> list[ReleaseRatio]:
     """The release-ratio file (calibration/release-ratios.yaml)."""
-    from cephsim.yamlfile import located, parse_yaml_text, read_text
-
     data = parse_yaml_text(read_text(path, "release-ratio file"), str(path))
     out = []
     items = data.get("ratios") if isinstance(data, dict) else None
@@ -174,8 +176,6 @@ class Prediction:
 
 def _simulate(case: Case, scale: float, seed: int, ios: int) -> dict[str, float]:
     """One case at one scale and seed: its statistics as fio reports them (ns / IOPS)."""
-    from cephsim.tools.calibrate.objective import case_stats
-
     return case_stats(case, {"scale": scale}, [seed], ios, exact=False)
 
 
@@ -191,8 +191,6 @@ def _mean_over_seeds(runs: list[dict[str, float]]) -> dict[str, float]:
 
 
 def case_data(cases: list[Case]) -> list[CaseData]:
-    from cephsim.tools.calibrate.objective import prepare
-
     out = []
     for c in cases:
         m = prepare(c)
@@ -337,8 +335,6 @@ def cross_validate(cases: list[Case], seeds: list[int], ios: int, jobs: int | No
 def _cross_validate(cases: list[Case], seeds: list[int], ios: int, workers: Workers,
                     progress: Callable[[str], None] | None,
                     ratios: list[ReleaseRatio]) -> Validation:
-    from cephsim.model.software import software_table
-
     active = [c for c in cases if not c.skip_reason]
     data = case_data(active)
     clusters = sorted({d.cluster for d in data})
@@ -435,8 +431,6 @@ def summary_lines(v: Validation) -> list[str]:
 
 
 def validation_markdown(v: Validation, command: str) -> str:
-    from cephsim.tools.provenance import closing, opening
-
     lines = [
         opening("validation", f"`{command}`"),
         "",

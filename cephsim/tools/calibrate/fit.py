@@ -25,6 +25,8 @@ from typing import Any
 import numpy as np
 
 from cephsim.errors import CephsimError
+from cephsim.formats.output import write_atomic
+from cephsim.model.software import software_table
 from cephsim.tools.calibrate.cases import Case
 from cephsim.tools.calibrate.objective import (
     CaseModel,
@@ -34,7 +36,7 @@ from cephsim.tools.calibrate.objective import (
     residuals,
     simulate_all,
 )
-from cephsim.tools.calibrate.params import Param, bounds, fmt_value, start_value
+from cephsim.tools.calibrate.params import Param, bounds, fmt_value, set_values, start_value
 
 
 @dataclass
@@ -212,9 +214,6 @@ def calibrate(cases: list[Case], params: list[Param], opts: FitOptions) -> FitRe
 
 def profile_documents(res: FitResult) -> dict[str, dict[str, Any]]:
     """One profile document (``ceph.profile`` format) per release."""
-    from cephsim.model.software import software_table
-    from cephsim.tools.calibrate.params import set_values
-
     docs = {}
     for rel, vals in res.values_by_release.items():
         if not vals:
@@ -253,8 +252,6 @@ def write_profiles(res: FitResult, output: Path) -> list[Path]:
     import io
 
     from ruamel.yaml import YAML
-
-    from cephsim.formats.output import write_atomic
 
     docs = profile_documents(res)
     written = []

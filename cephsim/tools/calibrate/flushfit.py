@@ -39,6 +39,7 @@ from cephsim.catalog.models import DiskModel
 from cephsim.errors import CephsimError, Problem
 from cephsim.model.components.disk import Disk
 from cephsim.model.engine.draw import Sampler
+from cephsim.yamlfile import located, read_scenario_data, unknown_keys
 
 #: simulated seconds per replayed sweep point (a few thousand flushes at these rates)
 REPLAY_SECONDS = 20.0
@@ -111,8 +112,6 @@ def fit_per_unit(model: DiskModel, points: dict[int, float], seed: int = 1) -> i
 
 def load_sweeps(path: str | Path) -> tuple[str, dict[str, tuple[dict[int, float], str | None]]]:
     """Read a sweep file; errors point at the file and line."""
-    from cephsim.yamlfile import located, read_scenario_data, unknown_keys
-
     p = Path(path)
     data = read_scenario_data(p, text_keys=False)
     cat = load_catalog()

@@ -36,6 +36,10 @@ from typing import Any
 import numpy as np
 
 from cephsim.errors import CephsimError
+from cephsim.formats.readers.detect import read_any
+from cephsim.formats.readers.model import NetLatencyMeasurement
+from cephsim.units import parse_duration_ns, parse_size_bytes
+from cephsim.yamlfile import located, parse_yaml_text, read_text, unknown_keys
 
 TX_SHARE = 1.3 / (1.3 + 3.5)  #: the catalog's 10G class split (nics.yaml)
 
@@ -92,9 +96,6 @@ _MEASURED_AS = {"one-way": "one-way latency", "ping": "ping round trip / 2"}
 def read_points(paths: list[Path]) -> tuple[list[Point], list[str]]:
     """qperf or ping files (via the readers) or a YAML list of figures
     (``calibration/seed002``)."""
-    from cephsim.formats.readers.detect import read_any
-    from cephsim.formats.readers.model import NetLatencyMeasurement
-
     pts: list[Point] = []
     warn: list[str] = []
     for p in paths:
@@ -174,9 +175,6 @@ _POINT_KEYS = ("group", "size", "one_way", "source", "note")
 
 def _yaml_points(p: Path) -> list[Point]:
     """A figures file: ``points: [{group, size, one_way, source}, ...]``; errors located."""
-    from cephsim.units import parse_duration_ns, parse_size_bytes
-    from cephsim.yamlfile import located, parse_yaml_text, read_text, unknown_keys
-
     data = parse_yaml_text(read_text(p), str(p))
 
     def bad(msg: str, *loc: Any) -> CephsimError:

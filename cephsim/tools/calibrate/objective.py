@@ -18,9 +18,12 @@ from typing import Any
 
 import numpy as np
 
+from cephsim.api import load_resolved
 from cephsim.errors import CephsimError
+from cephsim.formats.report.summary import job_stats
 from cephsim.model.resolve import Resolved
-from cephsim.model.software import ReleaseCosts
+from cephsim.model.runner import run_scenario
+from cephsim.spec.software import ReleaseCosts
 from cephsim.tools.calibrate.cases import CPU_STAT, Case, stat_percentile
 from cephsim.tools.calibrate.params import Param, set_values
 
@@ -43,8 +46,6 @@ class CaseModel:
 
 
 def prepare(case: Case) -> CaseModel:
-    from cephsim.scenario.load import load_resolved
-
     if case.skip_reason:
         raise CephsimError.single(case.skip_reason)
     sc, r = load_resolved(case.scenario_path, case.overrides or None)
@@ -100,8 +101,6 @@ def with_costs(cm: CaseModel, values: dict[str, float]) -> Resolved:
 def simulate(cm: CaseModel, values: dict[str, float], seeds: list[int], ios: int | None,
              exact: bool = True) -> dict[str, float]:
     """The case's statistics with the given parameter values (ns / IOPS)."""
-    from cephsim.model.runner import run_scenario
-
     r = with_costs(cm, values)
     sc = cm.scenario
     if ios is not None:
@@ -150,8 +149,6 @@ def osd_cpu_per_host(res: Any) -> float:
 
 
 def _fio_stats(cm: CaseModel, res: Any) -> dict[str, float]:
-    from cephsim.formats.report.summary import job_stats
-
     js = job_stats(res)
     d = js.write if cm.case.direction == "write" else js.read
     out: dict[str, float] = {}

@@ -28,8 +28,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from cephsim.errors import CephsimError
-from cephsim.model.dists import LogNormal
-from cephsim.model.software import ReleaseCosts, Tails, software_table
+from cephsim.model.software import software_table
+from cephsim.spec.dists import LogNormal
+from cephsim.spec.software import ReleaseCosts, Tails
 
 SIMPLE = ("scale", "cpu_jitter_sigma", "logging_overhead", "tails.kv_stall_rate_hz",
           "tails.kv_stall.median", "tails.kv_stall.sigma")

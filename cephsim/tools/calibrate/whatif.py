@@ -14,8 +14,12 @@ import math
 from pathlib import Path
 from typing import Any
 
+from cephsim.api import load_resolved
 from cephsim.errors import CephsimError
+from cephsim.formats.report.summary import breakdown, job_stats
 from cephsim.model.components.network import TCP_HEADERS, WIRE_OVERHEAD
+from cephsim.model.runner import run_scenario
+from cephsim.model.writepath import OSDOP_HDR, REPLY_BYTES, REPOP_HDR
 
 
 def one_way_ns(r: Any, src: str, dst: str, nbytes: int) -> dict[str, float]:
@@ -48,8 +52,6 @@ def one_way_ns(r: Any, src: str, dst: str, nbytes: int) -> dict[str, float]:
 
 def critical_hops(r: Any) -> list[tuple[str, str, str, int, int]]:
     """(label, src, dst, bytes, multiplicity on the critical path) for one replicated write."""
-    from cephsim.model.writepath import OSDOP_HDR, REPLY_BYTES, REPOP_HDR
-
     bs = r.scenario.workload.bs
     client = r.clients[0]
     osd_hosts = [h.name for h in r.hosts if h.osd_ids]
@@ -68,10 +70,6 @@ def critical_hops(r: Any) -> list[tuple[str, str, str, int, int]]:
 
 
 def run_pair(scenario: Path, sets: list[str], seed: int | None, ios: int | None) -> dict[str, Any]:
-    from cephsim.formats.report.summary import breakdown, job_stats
-    from cephsim.model.runner import run_scenario
-    from cephsim.scenario.load import load_resolved
-
     if not sets:
         raise CephsimError.single("what-if needs at least one --set change", path="--set")
     out: dict[str, Any] = {"scenario": str(scenario), "changes": sets}
