@@ -113,7 +113,8 @@ def test_cloud_nics_and_fabrics_add_up_to_the_published_round_trip(tmp_path, nic
     # Azure Dasv6: Hyper-V, whose counterpart of KVM's halt polling is not published
     ("epyc-9v74", "azure-accelnet", "azure-az-fabric", "vm: {halt_poll: 0us}", "HLT+host-POLL"),
 ])
-def test_a_cloud_instance_as_its_cpu_notes_describe_it(cpu, nic, switch, idle, first_state):
+def test_a_cloud_instance_as_its_cpu_notes_describe_it(cpu, nic, switch, idle, first_state,
+                                                         tmp_path):
     """A scenario set up as a cloud CPU's catalog notes say (its cloud's NIC and fabric,
     a 4-core slice of the host, the guest's idle path and a full-speed clock) resolves to
     that and runs."""
@@ -123,14 +124,11 @@ def test_a_cloud_instance_as_its_cpu_notes_describe_it(cpu, nic, switch, idle, f
             .replace("nic: connectx5-25g", f"nic: {nic}\n    {idle}")
             .replace("    osds: {count: 1", "    osd_cores: 4\n    osds: {count: 1")
             + f"network: {{topology: {{kind: switch, switch: {switch}}}}}\n")
-    p = ROOT / "tests" / "_vm_cloud_tmp.yaml"
+    p = tmp_path / "cloud.yaml"  # its own file: the cases run side by side under xdist
     p.write_text(text)
-    try:
-        sc = load_scenario(p, ["run.ios=200"])
-        host = resolve(sc, p).host("osd0")
-        res = run_scenario(sc, scenario_path=p, seed=1)
-    finally:
-        p.unlink()
+    sc = load_scenario(p, ["run.ios=200"])
+    host = resolve(sc, p).host("osd0")
+    res = run_scenario(sc, scenario_path=p, seed=1)
     model = load_catalog().cpus[cpu]
     assert host.osd_cores == 4 and host.cpu.cores == model.cores
     assert host.cpu.governor == "performance" and host.cpu.max_hz == model.boost_clock_hz
