@@ -192,3 +192,22 @@ def test_the_command_line_starts_without_the_model() -> None:
                                                   capture_output=True, text=True).stdout))
     heavy = {"pydantic", "numpy", "scipy", "simpy", "cephsim.model", "cephsim.scenario"}
     assert not loaded & heavy, f"`import cephsim.cli` loads {sorted(loaded & heavy)}"
+
+
+#: the simulator proper: it reads the resolved model (cephsim.model.resolve), never the
+#: scenario as the user wrote it (resolve, the runner's reports and their warnings still do)
+SIMULATOR = ("model/components", "model/engine", "model/writepath.py", "model/workload.py")
+
+
+def test_the_simulator_reads_only_the_resolved_model() -> None:
+    found = []
+    for m, p in _modules().items():
+        rel = p.relative_to(PKG).as_posix()
+        if not rel.startswith(SIMULATOR):
+            continue
+        for node in ast.walk(ast.parse(p.read_text("utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr == "scenario":
+                found.append(f"{rel}:{node.lineno} reads .scenario")
+        found += [f"{rel} imports {t}" for t in import_graph()[m]
+                  if t.startswith("cephsim.scenario")]
+    assert not found, "; ".join(found)

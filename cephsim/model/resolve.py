@@ -22,7 +22,14 @@ from cephsim.errors import CephsimError
 from cephsim.model.build import BuildEffect, build_effect
 from cephsim.model.software import release_costs
 from cephsim.monitors.scenario import combine, monitor_setup, site_hop
-from cephsim.scenario.schema import CPUTuning, Netem, Scenario, TcpSettings, VirtualMachine
+from cephsim.scenario.schema import (
+    CPUTuning,
+    Netem,
+    Scenario,
+    TcpSettings,
+    VirtualMachine,
+    Workload,
+)
 from cephsim.spec.debuglog import levels as debug_levels, lines_per_stage
 from cephsim.spec.loss import (
     MAX_HEARTBEAT_MISSES_PER_HOUR,
@@ -168,6 +175,8 @@ class NetworkConfig:
     link_netem: dict[tuple[str, str], Netem] = field(default_factory=dict)
     tcp: TcpSettings = field(default_factory=TcpSettings)
     mesh_mode: str = "routed"  #: mesh: "routed" (a port per peer) or "broadcast" (one shared rate)
+    spines: int = 0  #: leaf-spine: spine routers
+    hosts_per_leaf: int = 1  #: leaf-spine: hosts behind one leaf (1: hosts route themselves)
 
 
 @dataclass(frozen=True, slots=True)
@@ -455,6 +464,43 @@ def page_cache_hit(m: MetaCache, per_osd: int, sequential: bool) -> float:
 
 
 @dataclass(frozen=True, slots=True)
+class WorkloadConfig:
+    """What the clients do, as the simulator reads it: the direction of a job's I/Os and
+    its image's blocks worked out once, here."""
+
+    rw: str  #: fio's rw: write, randwrite, read, randread, rw, randrw
+    bs: int
+    iodepth: int
+    numjobs: int
+    rwmixread: int  #: rw/randrw: percentage of reads
+    blocks: int  #: bs-sized blocks of one job's image (at least 1)
+    blocks_per_object: int  #: block b of an image lies in object b // blocks_per_object
+    engine: str  #: rbd, krbd, cephfs or rados
+    sync_io: bool  #: a synchronous fio engine (psync): no slat, the submission is in clat
+    image_state: str  #: "written" (overwrites) or "fresh" (never written: appends, no reads)
+    random: bool  #: random offsets (randwrite, randread, randrw)
+    mixed: bool  #: each I/O's direction drawn (rw, randrw)
+    reads: bool  #: every I/O a read (read, randread)
+
+
+def workload_config(w: Workload) -> WorkloadConfig:
+    return WorkloadConfig(
+        rw=w.rw, bs=w.bs, iodepth=w.iodepth, numjobs=w.numjobs, rwmixread=w.rwmixread,
+        blocks=max(1, w.image_size // w.bs), blocks_per_object=w.blocks_per_object,
+        engine=w.engine, sync_io=w.sync_io, image_state=w.image_state,
+        random=w.random, mixed=w.mixed, reads=w.reads_only)
+
+
+@dataclass(frozen=True, slots=True)
+class PoolConfig:
+    """The pool as placement and the write path read it."""
+
+    size: int  #: copies, or k+m shards
+    pg_num: int
+    failure_domain: str  #: "host" or "osd"
+
+
+@dataclass(frozen=True, slots=True)
 class Resolved:
     """The fully explicit model handed to the simulator."""
 
@@ -464,6 +510,8 @@ class Resolved:
     ceph: CephConfig
     clients: tuple[str, ...]
     osd_host: dict[int, str]  #: osd id -> host name
+    workload: WorkloadConfig
+    pool: PoolConfig
     monitors: Any = None  #: :class:`cephsim.monitors.scenario.MonitorSetup` or None
 
     def host(self, name: str) -> HostConfig:
@@ -725,7 +773,8 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
     _check_loss(scenario, hosts, links)
     net = NetworkConfig(mtu=scenario.network.mtu, kind=topo.kind, switch=switch, spine=spine,
                         spine_cpu=spine_cpu, link_netem=links, tcp=scenario.network.tcp,
-                        mesh_mode=topo.mesh_mode)
+                        mesh_mode=topo.mesh_mode, spines=topo.spines,
+                        hosts_per_leaf=topo.hosts_per_leaf)
 
     ceph = scenario.ceph
     media = "hdd" if any(h.disk and h.disk.media == "hdd" for h in hosts) else "ssd"
@@ -763,8 +812,12 @@ def resolve(scenario: Scenario, scenario_path: str | Path | None = None) -> Reso
         ec=_ec(scenario),
         **_wire(scenario))
 
+    pool = scenario.pool
     return Resolved(scenario=scenario, hosts=tuple(hosts), network=net, ceph=cephcfg,
                     clients=clients, osd_host=osd_host,
+                    workload=workload_config(scenario.workload),
+                    pool=PoolConfig(size=pool.size, pg_num=pool.pg_num,
+                                    failure_domain=pool.failure_domain),
                     monitors=monitor_setup(scenario, clients))
 
 
@@ -821,7 +874,7 @@ def _meta_cache(scenario: Scenario, media: str, n_osds: int,
     w, ceph = scenario.workload, scenario.ceph
     if n_osds == 0:
         return None
-    reads_only = w.rw in ("read", "randread")
+    reads_only = w.reads_only
     # writes touch every copy (every shard of an EC pool); reads the primary's copy, or
     # an EC pool's k data shards
     pool = scenario.pool
@@ -831,11 +884,10 @@ def _meta_cache(scenario: Scenario, media: str, n_osds: int,
     if w.image_state == "fresh":
         objects = 0.0
     m = meta_cache(ceph.release, media, ceph.osd_memory_target, ceph.bluestore_cache_size,
-                   objects, writes_only=w.rw in ("write", "randwrite"),
-                   sequential=not w.rw.startswith("rand"))
+                   objects, writes_only=w.writes_only, sequential=not w.random)
     buffered = (ceph.bluefs_buffered_io if ceph.bluefs_buffered_io is not None else
                 bluefs_buffered_io_default(ceph.release, ceph.version)[0])
-    sequential = not w.rw.startswith("rand")
+    sequential = not w.random
     page = {h.name: page_cache_hit(m, h.page_cache // len(h.osd_ids), sequential)
             if buffered else 0.0 for h in hosts if h.osd_ids}
     m = replace(m, buffered_io=buffered, page_hit=page)

@@ -29,14 +29,14 @@ class Workload:
         self.c = cluster
         self.k = kernel
         self.proto = proto
-        w = cluster.r.scenario.workload
+        w = cluster.r.workload
         self.w = w
         self.on_complete = on_complete  #: returns False when the run should stop issuing
-        self.blocks = max(1, w.image_size // w.bs)
+        self.blocks = w.blocks
         self.per_object = w.blocks_per_object
-        self.random = w.rw.startswith("rand")
-        self.mixed = w.rw in ("rw", "randrw")
-        self.reads = w.rw in ("read", "randread")
+        self.random = w.random
+        self.mixed = w.mixed
+        self.reads = w.reads
         self.stopped = False
         self.issued = 0  #: I/Os handed to the client (Op created), warm-up included
         self.completed = 0  #: I/Os whose completion reached the job (issued - completed = in flight)
@@ -72,7 +72,7 @@ class Workload:
     def issue_loop(self, job: ClientJob, st: dict[str, Any], slot: int) -> Generator[Any, Any, None]:
         """Kernel process: one iodepth slot of a job, issuing I/Os back to back."""
         k, proto, c = self.k, self.proto, self.c
-        pg_num = c.r.scenario.pool.pg_num
+        pg_num = c.r.pool.pg_num
         while not self.stopped:
             block = self._next_block(st)
             pg = object_pg(job.index, block // self.per_object, pg_num)

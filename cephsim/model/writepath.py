@@ -355,18 +355,18 @@ class Protocol:
         self.librbd_kc = {w: sum(self.cost[s] for s in ("client.librbd", "client.objecter")
                                  + (("client.librbd_write",) if w else ()))
                           for w in (False, True)}
-        self.engine = r.scenario.workload.engine
+        self.engine = r.workload.engine
         #: fio's synchronous engine (psync): its clat clock (issue_time) starts before the
         #: syscall, so the submission is part of clat and no slat is recorded
-        self.sync_io = r.scenario.workload.sync_io
-        self.size = r.scenario.pool.size
+        self.sync_io = r.workload.sync_io
+        self.size = r.pool.size
         self.ec = r.ceph.ec
         if self.ec is not None:  # the plugin's encoding work: per stripe and per KiB x parity
             per_kib = self.cost[f"ec.{self.ec.plugin}_per_kib"]
             self.ec_encode = (self.cost["ec.encode_call"], per_kib * self.ec.m)
         #: an EC overwrite keeps what it overwrites until the entry is rolled forward
         #: (ECTransaction::generate_transactions); a fresh image's writes append, keeping none
-        self.ec_rollback = self.ec is not None and r.scenario.workload.image_state == "written"
+        self.ec_rollback = self.ec is not None and r.workload.image_state == "written"
         #: per PG: EC writes in its pipeline, and whether a roll-forward rides on the next
         self.ec_pipeline: dict[int, int] = {}
         self.ec_trim_pending: dict[int, bool] = {}
@@ -375,7 +375,7 @@ class Protocol:
         self.notify_all = costs.notify_all_on_enqueue
         hdd = any(h.disk and h.disk.media == "hdd" for h in r.hosts)
         self.batch_ops = 64 if hdd else 16  #: bluestore_deferred_batch_ops_{hdd,ssd}
-        self.blocks_per_object = r.scenario.workload.blocks_per_object
+        self.blocks_per_object = r.workload.blocks_per_object
         self.cost_per_io = COST_PER_IO["hdd" if hdd else "ssd"]
         # whether a read finds its data in the primary's BlueStore buffer cache: one coin
         # per OSD on its own stream (osdN.cache), opened only if the outcome is uncertain

@@ -790,6 +790,27 @@ class Workload(_M):
         """A synchronous fio engine: no submission latency is recorded (fio's slat)."""
         return self.ioengine == "psync"
 
+    # the direction test, told once: fio's rw as the model, its reports and what-ifs read it
+    @property
+    def random(self) -> bool:
+        """Random offsets (randwrite, randread, randrw); otherwise a sequential walk."""
+        return self.rw.startswith("rand")
+
+    @property
+    def mixed(self) -> bool:
+        """Each I/O's direction drawn, rwmixread % of them reads (rw, randrw)."""
+        return self.rw in ("rw", "randrw")
+
+    @property
+    def reads_only(self) -> bool:
+        """Every I/O a read (read, randread)."""
+        return self.rw in ("read", "randread")
+
+    @property
+    def writes_only(self) -> bool:
+        """Every I/O a write (write, randwrite)."""
+        return self.rw in ("write", "randwrite")
+
     @property
     def blocks_per_object(self) -> int:
         """Blocks of ``bs`` to an object: block b of an image (counted from its start) lies
@@ -999,7 +1020,7 @@ class Scenario(_M):
             raise ValueError("hosts: no host has OSDs")
         n_osds = sum(g.count * g.osds.count for g in self.hosts if g.osds)
         if self.pool.type == "erasure":
-            if not self.pool.allow_ec_overwrites and self.workload.rw not in ("read", "randread"):
+            if not self.pool.allow_ec_overwrites and not self.workload.reads_only:
                 raise ValueError("pool.allow_ec_overwrites: RBD and CephFS write into an "
                                  "erasure-coded pool only with overwrites allowed")
             if self.pool.ec_optimizations and self.ceph.release != "tentacle":

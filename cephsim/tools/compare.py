@@ -419,11 +419,10 @@ def _r(x: float | None) -> float | None:
 def planned_directions(sc: Any) -> list[str]:
     """The directions a scenario's workload issues (randrw with rwmixread 0 or 100: one)."""
     w = sc.workload
-    mixed = w.rw in ("rw", "randrw")
     dirs = []
-    if w.rw in ("write", "randwrite") or (mixed and w.rwmixread < 100):
+    if w.writes_only or (w.mixed and w.rwmixread < 100):
         dirs.append("write")
-    if w.rw in ("read", "randread") or (mixed and w.rwmixread > 0):
+    if w.reads_only or (w.mixed and w.rwmixread > 0):
         dirs.append("read")
     return dirs
 

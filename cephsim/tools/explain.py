@@ -547,8 +547,7 @@ def ablation_variants(sc: Any, r: Any) -> list[tuple[str, list[str]]]:
         out.append(("debug logging off (0/0)", ["ceph.debug_logging=off"]))
     else:
         out.append(("debug logging at defaults", ["ceph.debug_logging=default"]))
-    reads_only = sc.workload.rw in ("read", "randread")
-    if not reads_only:  # a read is served by the primary alone, without a commit
+    if not sc.workload.reads_only:  # a read is served by the primary alone, without a commit
         if sc.pool.size != 2:
             out.append(("pool size 2", ["pool.size=2"]))
         else:
@@ -563,7 +562,7 @@ def ablation_variants(sc: Any, r: Any) -> list[tuple[str, list[str]]]:
         out.append(("replicated pool (size 3)", ["pool.type=replicated", "pool.k=null",
                                                  "pool.m=null", "pool.technique=null",
                                                  "pool.size=3"]))
-    if sc.workload.rw not in ("write", "randwrite"):
+    if not sc.workload.writes_only:
         if sc.workload.read_cache == "cold":
             out.append(("warm read cache", ["workload.read_cache=warm"]))
         else:

@@ -156,7 +156,7 @@ class Cluster:
                     data = self.shared_disks[name]
                 self.osds[o] = self._build_osd(h, o, dbs[i % len(dbs)] if dbs else None, data)
         self.jobs: list[ClientJob] = []
-        for j in range(r.scenario.workload.numjobs):
+        for j in range(r.workload.numjobs):
             host = r.clients[j % len(r.clients)]
             self.jobs.append(self._build_job(host, j))
         #: kernel client (krbd, cephfs): libceph's work item per OSD connection, shared by
@@ -166,9 +166,8 @@ class Cluster:
         self.paths: dict[tuple[str, str], Path] = {}
         self._routers: list[Thread] = []
         self._build_fabric()
-        self.acting = acting_sets(r.scenario.pool.pg_num, r.scenario.pool.size,
-                                  {h.name: h.osd_ids for h in r.hosts},
-                                  r.scenario.pool.failure_domain)
+        self.acting = acting_sets(r.pool.pg_num, r.pool.size,
+                                  {h.name: h.osd_ids for h in r.hosts}, r.pool.failure_domain)
 
     # ------------------------------------------------------------------ hosts
     def _build_cores(self, h: HostConfig) -> None:
@@ -283,9 +282,8 @@ class Cluster:
                 name = f"switch.port.{h.name}" + (f".{lane}" if lane else "")
                 self.sw_ports[key] = Port(name, speed)
         if net.kind == "leaf-spine" and net.spine is not None:
-            topo = r.scenario.network.topology
-            spines = topo.spines
-            if topo.hosts_per_leaf > 1:
+            spines = net.spines
+            if net.hosts_per_leaf > 1:
                 # a spine's port faces a leaf, not a host: all traffic from spine s to the hosts
                 # of one leaf shares that link, which runs at the slower end's rate
                 link = min(net.switch.speed_bps, net.spine.speed_bps)
@@ -364,8 +362,8 @@ class Cluster:
         dlane = stable_hash("bond", src, dst) % b.bond  # the switch hashes the flow too
         dport = dst if dlane == 0 else f"{dst}#{dlane}"
         if net.kind == "leaf-spine" and net.spine is not None:
-            spines = r.scenario.network.topology.spines
-            leafed = r.scenario.network.topology.hosts_per_leaf > 1
+            spines = net.spines
+            leafed = net.hosts_per_leaf > 1
             ct = net.switch.forwarding == "cut-through"
             if leafed and a.leaf == b.leaf:
                 hops.append(Hop(self.leaf_lat, self.sw_ports[dport], ct))
