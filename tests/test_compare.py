@@ -352,3 +352,30 @@ def test_compare_fio_ignores_a_broken_breakdown(tmp_path: Path) -> None:
     assert r.exit_code == 0, r.output
     assert "### write: where" not in r.stdout and "### read: where" in r.stdout
     assert f"| simulated | quickstart | `{sim}` | - |" in r.stdout
+
+
+def test_compare_fio_mean_is_lat_or_says_what_it_is(run_cli, tmp_path: Path) -> None:
+    """fio's lat is slat + clat per I/O: a file without lat (disable_lat) has the same mean
+    from slat's and clat's; without slat too, clat's mean is all there is, and the notes say
+    which it is (not "mean = fio lat avg" over a clat figure)."""
+    src = FIO / "randwrite4k_libaio.json"  # write: slat 21128.5, clat 66107.9, lat 87236.3 ns
+    doc = json.loads(src.read_text())
+    del doc["jobs"][0]["write"]["lat_ns"]
+    (tmp_path / "no_lat.json").write_text(json.dumps(doc))
+    del doc["jobs"][0]["write"]["slat_ns"]
+    (tmp_path / "no_slat.json").write_text(json.dumps(doc))
+    seen = {}
+    for name in ("no_lat.json", "no_slat.json"):
+        r = run_cli("compare-fio", src, tmp_path / name, "-f", "json", "--force")
+        assert r.exit_code == 0, r.stderr
+        out = json.loads(r.stdout)
+        w = out["directions"]["write"]
+        mean = next(m for m in w["metrics"] if m["metric"] == "mean_us")["values"]
+        assert mean["simulated"]["mean"] == pytest.approx(87.236, abs=1e-3)  # lat avg
+        seen[name] = (mean["measured"]["mean"], w["mean_of"]["measured"], " ".join(out["notes"]))
+    assert seen["no_lat.json"][:2] == (pytest.approx(21.128 + 66.108, abs=1e-3), "slat + clat")
+    assert "no_lat.json has no lat for writes: its mean is slat + clat's" in seen["no_lat.json"][2]
+    assert seen["no_slat.json"][:2] == (pytest.approx(66.108, abs=1e-3), "clat")
+    assert ("no_slat.json has no lat for writes: its mean is clat's (the I/O less its "
+            "submission" in seen["no_slat.json"][2])
+    assert "randwrite4k_libaio.json has no lat" not in seen["no_lat.json"][2]

@@ -73,6 +73,8 @@ class Side:
     cats_us: dict[str, float] | None = None  #: mean critical path per category
     stages_us: dict[str, float] | None = None  #: op-tracker stages
     percentiles_of: str = "clat"  #: what the percentiles are of (fio: clat unless lat_percentiles)
+    #: what the mean is of: fio's lat, or where a file has none, slat + clat or clat alone
+    mean_of: str = "lat"
 
 
 @dataclass
@@ -186,7 +188,8 @@ class Comparison:
                 "metrics": rows,
                 "critical_path_us": {i.label: s.cats_us for i, s in zip(self.inputs, sides)},
                 "op_tracker_us": {i.label: s.stages_us for i, s in zip(self.inputs, sides)},
-                "percentiles_of": {i.label: s.percentiles_of for i, s in zip(self.inputs, sides)}}
+                "percentiles_of": {i.label: s.percentiles_of for i, s in zip(self.inputs, sides)},
+                "mean_of": {i.label: s.mean_of for i, s in zip(self.inputs, sides)}}
         out["notes"] = self.notes
         return out
 
@@ -669,18 +672,18 @@ def _fio_input(f: _FioFile, label: str) -> Input:
 
 def _fio_side(f: _FioFile, d: str) -> Side:
     fd = f.job.directions[d]
-    lat = fd.lat or fd.clat
     pct = fd.percentiles or {}
 
     def p(q: float) -> float | None:
         v = pct.get(q)
         return v / 1e3 if v is not None else None
 
-    mean = lat.mean_ns / 1e3 if lat and lat.mean_ns is not None else None
+    mean, mean_of, lat = _fio_mean(fd)
     side = Side({"iops": [fd.iops], "bw_mib_s": [fd.bw_bytes / MIB if fd.bw_bytes is not None
                                                  else None],
                  "mean_us": [mean], "p50_us": [p(50.0)], "p99_us": [p(99.0)],
-                 "p999_us": [p(99.9)]}, percentiles_of=fd.percentiles_of or "clat")
+                 "p999_us": [p(99.9)]}, percentiles_of=fd.percentiles_of or "clat",
+                mean_of=mean_of)
     if lat is not None and mean is not None:
         h = summary_ci(lat.mean_ns, lat.stddev_ns, lat.n or fd.total_ios)
         side.ci["mean_us"] = h / 1e3 if h is not None else None
@@ -693,6 +696,23 @@ def _fio_side(f: _FioFile, d: str) -> Side:
         # an edited or foreign 'cephsim' object: the figures still compare, without it
         side.cats_us = side.stages_us = None
     return side
+
+
+def _fio_mean(fd: Any) -> tuple[float | None, str, Any]:
+    """A direction's mean latency (us), what it is of, and the statistics whose stddev
+    and count give its interval (None where none do).  fio's lat is slat + clat for every
+    I/O, so a file without lat (``disable_lat``, a report cut short) has the same mean in
+    slat's and clat's means (their covariance unknown: no interval); with no slat either,
+    clat's mean is all there is (the whole I/O under a synchronous engine, which records no
+    slat; the I/O less its submission otherwise)."""
+    lat, slat, clat = fd.lat, fd.slat, fd.clat
+    if lat is not None and lat.mean_ns is not None:
+        return lat.mean_ns / 1e3, "lat", lat
+    if clat is None or clat.mean_ns is None:
+        return None, "lat", None
+    if slat is not None and slat.mean_ns is not None:
+        return (slat.mean_ns + clat.mean_ns) / 1e3, "slat + clat", None
+    return clat.mean_ns / 1e3, "clat", clat
 
 
 def _finite(v: Any) -> float:
@@ -764,6 +784,11 @@ def compare_fio(simulated: str | Path, measured: str | Path,
             c.notes.append(f"{d} percentiles: " + ", ".join(
                 f"{i.label} of {s.percentiles_of}" for i, s in zip(inputs, c.tables[d]))
                            + " (fio lat_percentiles): lat includes the submission latency")
+        for inp, side in zip(inputs, c.tables[d]):
+            if side.mean_of != "lat" and side.values["mean_us"][0] is not None:
+                c.notes.append(f"{inp.source} has no lat for {d}s: its mean is {side.mean_of}'s"
+                               + (" (the I/O less its submission, unless its engine is "
+                                  "synchronous)" if side.mean_of == "clat" else ""))
     c.notes.append("mean = fio lat avg; percentiles as each file reports them (clat by default); "
                    "± on means = 95% interval from fio's mean, stddev and N (ops treated as "
                    "independent: optimistic); none on IOPS, bandwidth and percentiles")
