@@ -83,14 +83,47 @@ def test_truncated_osd_metadata_is_located(tmp_path, run_cli):
     assert_short_error(r, "meta.json:2:", "not valid JSON")
 
 
-@pytest.mark.parametrize("name,text", [
+OTHER_FILES = [
     ("df.json", '{"stats": {"total_bytes": 1}, "pools": []}\n'),   # ceph df -f json
-    ("free.txt", "              total        used\nMem:  1 2\n"),  # free
-])
-def test_output_of_another_command(tmp_path, run_cli, name, text):
-    d = _write(tmp_path / "c", name, text)
+    ("free.txt", "              total        used\nMem:  1 2\n"),  # free, its header cut
+    ("notes.md", "# what I ran\nceph osd metadata -f json > meta.json\n"),
+]
+
+
+@pytest.mark.parametrize("name,text", OTHER_FILES)
+def test_a_file_of_another_command_is_skipped_with_a_note(tmp_path, run_cli, name, text):
+    """File names do not matter (README): what is no output init reads is left out, with a
+    note, and the rest of the directory still makes the scenario."""
+    import shutil
+
+    d = tmp_path / "c"
+    shutil.copytree(FIXTURES / "cluster-a", d)
+    (d / name).write_text(text)
     r = run_cli("init", "--from", d, "--yes")
-    assert_short_error(r, name, "not the output of a command cephsim init reads")
+    assert r.exit_code == 0, r.stderr
+    assert f"cephsim init: {d / name}: skipped, " in r.stderr
+    assert "not the output of a command init reads" in r.stderr
+    assert "name: my-cluster" in r.stdout
+
+
+def test_a_binary_file_is_skipped_too(tmp_path, run_cli):
+    import shutil
+
+    d = tmp_path / "c"
+    shutil.copytree(FIXTURES / "cluster-a", d)
+    (d / "collected.tar.gz").write_bytes(b"\x1f\x8b\x08\x00\xff\xfe")
+    r = run_cli("init", "--from", d, "--yes")
+    assert r.exit_code == 0, r.stderr
+    assert "collected.tar.gz: skipped, not UTF-8 text (byte 1)" in r.stderr
+
+
+def test_only_other_files_is_refused_naming_them(tmp_path, run_cli):
+    d = tmp_path / "c"
+    for name, text in OTHER_FILES:
+        _write(d, name, text)
+    r = run_cli("init", "--from", d, "--yes")
+    assert_short_error(r, "needs one of them", "skipped as no output it reads: df.json, "
+                       "free.txt, notes.md")
 
 
 def test_no_osd_hosts_among_the_files(tmp_path, run_cli):
@@ -786,3 +819,155 @@ def test_an_unreadable_file_is_named(tmp_path, run_cli, monkeypatch):
     r = run_cli("init", "--from", d, "--yes")
     assert_short_error(r, "ethtool.txt", "cannot read it: Permission denied")
     assert "cannot write the output" not in r.output
+
+
+# ---------------------------------------------------------------- malformed outputs
+
+def _edited(tmp_path: Path, name: str, edit) -> Path:
+    """cluster-a with ``name`` (a JSON output) changed by ``edit`` and written back as the
+    pretty JSON ceph -f json-pretty writes (indent 4)."""
+    import json
+    import shutil
+
+    d = tmp_path / "c"
+    shutil.copytree(FIXTURES / "cluster-a", d)
+    data = json.loads((d / name).read_text())
+    edit(data)
+    (d / name).write_text(json.dumps(data, indent=4))
+    return d
+
+
+def _glance(**change):
+    def edit(pools):
+        glance = next(p for p in pools if p["pool_name"] == "glance")
+        for k, v in change.items():
+            if v is None:
+                del glance[k]
+            else:
+                glance[k] = v
+    return edit
+
+
+@pytest.mark.parametrize("change,words", [
+    ({"pg_num": "lots"}, ("ceph-pool-ls-detail.json:85:19: pg_num: pool 'glance': 'lots' is not "
+                          "a number of PGs",)),
+    ({"size": -3}, ("ceph-pool-ls-detail.json:80:17: size: pool 'glance': -3 is not a pool size",)),
+    ({"size": 0}, ("size: pool 'glance': 0 is not a pool size",)),
+    ({"size": None}, ("ceph-pool-ls-detail.json:73:5: ", "pool 'glance' has no size")),
+    ({"pg_num": True}, ("pg_num: pool 'glance': True is not a number of PGs",)),
+    ({"type": 2}, ("type: pool 'glance': 2 is not a pool type", "3 for an erasure-coded")),
+    ({"type": "erasure"}, ("type: pool 'glance': 'erasure' is not a pool type",)),
+    ({"stripe_width": "4K"}, ("stripe_width: pool 'glance': '4K' is not a stripe width",)),
+    ({"erasure_code_profile": 7}, ("erasure_code_profile: pool 'glance': 7 is not a text",)),
+    ({"pool_name": ""}, ("pool_name: entry 1: '' is not a pool name",)),
+])
+def test_a_malformed_pool_is_refused_at_its_field(tmp_path, run_cli, change, words):
+    """A pool ls detail with a value no Ceph writes: refused with the file, the line, the pool
+    and the field (not a traceback, nor the pool dropped and size 3, 128 PGs assumed)."""
+    d = _edited(tmp_path, "ceph-pool-ls-detail.json", _glance(**change))
+    assert_short_error(run_cli("init", "--from", d, "--yes"), *words)
+
+
+def test_the_reader_raises_the_located_error(tmp_path):
+    """The same refusal from the library: a CephsimError whose problem names file, line, key."""
+    from cephsim.errors import CephsimError
+    from cephsim.tools.init.collect import read_dir
+
+    d = _edited(tmp_path, "ceph-pool-ls-detail.json", _glance(size=-3))
+    with pytest.raises(CephsimError) as e:
+        read_dir(d)
+    (problem,) = e.value.problems
+    assert (Path(problem.file).name, problem.line, problem.path) == \
+        ("ceph-pool-ls-detail.json", 80, "size")
+    assert "'glance'" in problem.message
+
+
+def _osd0(**change):
+    def edit(osds):
+        osds[0].update(change)
+    return edit
+
+
+@pytest.mark.parametrize("change,words", [
+    ({"mem_total_kb": "lots"}, ("ceph-osd-metadata.json:41:25: mem_total_kb:",
+                                "osd.0 (host compute4): 'lots' is not a number of kB")),
+    ({"mem_total_kb": "16 GB"}, ("mem_total_kb: osd.0 (host compute4): '16 GB'",)),
+    ({"mem_total_kb": "1024"}, ("mem_total_kb: osd.0 (host compute4): 1024 kB is 1 MiB",
+                                "less than the 256 MiB")),
+    ({"id": "zero"}, ("ceph-osd-metadata.json:3:15: id:", "'zero' is not an OSD id")),
+    ({"hostname": 4}, ("hostname: entry 0: 4 is not a host name",)),
+])
+def test_malformed_osd_metadata_is_refused_at_its_field(tmp_path, run_cli, change, words):
+    d = _edited(tmp_path, "ceph-osd-metadata.json", _osd0(**change))
+    assert_short_error(run_cli("init", "--from", d, "--yes"), *words)
+
+
+def _config(*entries: tuple[str, str, str]):
+    """Add ``(section, name, value)`` entries to a config dump, in its own entries' form
+    (ms_*_mode are LEVEL_BASIC, FLAG_STARTUP options: not changeable at runtime)."""
+    def edit(dump):
+        dump.extend({"section": s, "name": n, "value": v, "level": "basic",
+                     "can_update_at_runtime": False, "mask": ""} for s, n, v in entries)
+    return edit
+
+
+def test_ram_and_msgr2_mode_are_read_into_the_scenario(tmp_path, run_cli):
+    """cluster-a's osd metadata gives each host's mem_total_kb (16393164 and 16393172 kB: one
+    RAM size within the kernel's reservations); a config dump that sets ms_cluster_mode secure
+    gives ceph.ms_mode secure, and the scenario written loads."""
+    d = _edited(tmp_path, "ceph-config-dump.json",
+                _config(("global", "ms_cluster_mode", "secure")))
+    sc, text = _scenario(run_cli, d, tmp_path)
+    assert sc.hosts[0].memory == 16393164 * 1024
+    assert sc.ceph.ms_mode == "secure"
+    assert "memory: 16393164KiB" in text and "ms_mode: secure" in text
+    assert "the OSD hosts' RAM: 16393164KiB (mem_total_kb in " in text
+    # the clients still connect with crc: their ms_client_mode is Ceph's default
+    assert "the client's connections settle on crc: the scenario has one mode for both" in text
+
+
+@pytest.mark.parametrize("entries,mode,said", [
+    # a list is a preference order: the first mode the other side allows is taken
+    ([("global", "ms_cluster_mode", "secure crc"), ("global", "ms_client_mode", "secure crc")],
+     "secure", "msgr2 mode secure ("),
+    ([("global", "ms_cluster_mode", "crc,secure")], "crc", "msgr2 mode crc ("),
+    # the OSD's own section wins over global; a word Ceph does not know is ignored
+    ([("global", "ms_cluster_mode", "crc"), ("osd", "ms_cluster_mode", "fast secure")], "secure",
+     "the client's connections settle on crc"),
+    # the OSDs allow only secure: the client's 'crc secure' settles on secure
+    ([("global", "ms_cluster_mode", "secure"), ("global", "ms_service_mode", "secure")],
+     "secure", "msgr2 mode secure ("),
+    # a monitor's or an MDS's setting is not the OSDs'
+    ([("mon", "ms_cluster_mode", "secure"), ("mds", "ms_cluster_mode", "secure")], None, None),
+])
+def test_the_msgr2_mode_follows_cephs_choice(tmp_path, run_cli, entries, mode, said):
+    d = _edited(tmp_path, "ceph-config-dump.json", _config(*entries))
+    sc, text = _scenario(run_cli, d, tmp_path)
+    assert sc.ceph.ms_mode == (mode or "crc")
+    assert ("ms_mode:" in text) == (mode is not None)
+    if said:
+        assert said in text
+
+
+def test_a_mode_list_with_no_mode_is_refused(tmp_path, run_cli):
+    d = _edited(tmp_path, "ceph-config-dump.json",
+                _config(("global", "ms_cluster_mode", "encrypted")))
+    assert_short_error(run_cli("init", "--from", d, "--yes"), "ceph-config-dump.json:",
+                       "ms_cluster_mode: 'encrypted' names no connection mode (crc, secure)")
+
+
+def test_hosts_of_different_ram_are_a_guess(tmp_path, run_cli):
+    def edit(osds):
+        osds[2]["mem_total_kb"] = str(64 * 1024**2)
+    d = _edited(tmp_path, "ceph-osd-metadata.json", edit)
+    sc, text = _scenario(run_cli, d, tmp_path)
+    assert sc.hosts[0].memory == 16393164 * 1024
+    assert "the OSD hosts' RAM differs (16393164KiB to 64GiB, mem_total_kb in " in text
+
+
+def test_a_malformed_osd_tree_is_refused_at_its_node(tmp_path, run_cli):
+    def edit(tree):
+        tree["nodes"][0]["id"] = [1]
+    d = _edited(tmp_path, "ceph-osd-tree.json", edit)
+    assert_short_error(run_cli("init", "--from", d, "--yes"), "ceph-osd-tree.json:4:",
+                       "id: node 'default': [1] is not a node id")

@@ -17,7 +17,7 @@ from ruamel.yaml import YAML
 
 from cephsim.catalog.load import load_catalog
 from cephsim.scenario.schema import EC_TECHNIQUES
-from cephsim.tools.init.collect import COMMANDS, Collected, ECProfile
+from cephsim.tools.init.collect import COMMANDS, DEFAULT_MODES, Collected, ECProfile
 from cephsim.units import format_size
 
 RELEASES = {"12": "luminous", "13": "mimic", "14": "nautilus", "15": "octopus", "16": "pacific",
@@ -155,6 +155,7 @@ def build(got: Collected, answers: dict[str, Any] | None = None) -> Built:
     n += [f"{COMMANDS['ec_profile']}: {p.file}" for p in got.ec_profiles]
     if got.client is not None:
         n += [f"client host: {COMMANDS[k]}: {p}" for k, p in sorted(got.client.files.items())]
+    n += got.notes + (got.client.notes if got.client is not None else [])
 
     # ---- hosts and OSDs
     hosts = got.tree_hosts or {}
@@ -239,8 +240,9 @@ def build(got: Collected, answers: dict[str, Any] | None = None) -> Built:
         g.append(f"the hosts are virtual machines ({guest}): the vm defaults (host halt "
                  "polling 200 us, no guest haltpoll, host at full clock)")
     host_group["osds"] = {"count": per_host, "disk": disk}
-    if got.memory:  # what the OSDs leave of it is the page cache of buffered BlueFS reads
-        host_group["memory"] = format_size(got.memory)
+    memory = _memory(got, out)
+    if memory:  # what the OSDs leave of it is the page cache of buffered BlueFS reads
+        host_group["memory"] = format_size(memory)
     else:
         g.append("the OSD hosts' memory: not given (cat /proc/meminfo), so no page cache under "
                  "BlueFS")
@@ -261,6 +263,31 @@ def build(got: Collected, answers: dict[str, Any] | None = None) -> Built:
                  "`cephsim explain`'s network steps)")
     out.text = _render(scenario, out)
     return out
+
+
+#: how far two figures of the hosts' RAM may differ and still be one: the kernel's own
+#: reservations move MemTotal by a few MB between hosts of the same build
+MEMORY_TOLERANCE = 0.01
+
+
+def _memory(got: Collected, out: Built) -> int | None:
+    """The OSD hosts' RAM: their OSDs' mem_total_kb (ceph osd metadata: every host), else
+    one host's /proc/meminfo or free -b; the smallest where the hosts differ."""
+    if not got.host_memory:
+        return got.memory
+    sizes = sorted(set(got.host_memory.values()))
+    low, high = sizes[0], sizes[-1]
+    src = f"mem_total_kb in {got.source('osd_metadata')}"
+    if high > low * (1 + MEMORY_TOLERANCE):
+        out.guesses.append(f"the OSD hosts' RAM differs ({format_size(low)} to "
+                           f"{format_size(high)}, {src}): modelled the smallest on every host")
+    else:
+        out.notes.append(f"the OSD hosts' RAM: {format_size(low)} ({src})")
+    if got.memory and abs(got.memory - low) > low * MEMORY_TOLERANCE:
+        out.guesses.append(f"{got.source('meminfo')} says {format_size(got.memory)} of RAM, the "
+                           f"OSDs' metadata {format_size(low)}: modelled the metadata's (it is "
+                           "every OSD host's)")
+    return low
 
 
 def _partial(got: Collected) -> str | None:
@@ -470,12 +497,37 @@ def _ceph(got: Collected, meta: dict[str, Any], out: Built, answer: Any) -> dict
     buffered = got.config.get("bluefs_buffered_io", "").lower()
     if buffered in ("true", "false"):
         ceph["bluefs_buffered_io"] = buffered == "true"
+    _ms_mode(got, ceph, out)
     debug = {k.removeprefix("debug_"): v for k, v in got.config.items()
              if k in ("debug_osd", "debug_ms", "debug_bluestore", "debug_bluefs", "debug_bdev",
                       "debug_optracker")}
     if debug:
         ceph["debug"] = debug
     return ceph
+
+
+def _ms_mode(got: Collected, ceph: dict[str, Any], out: Built) -> None:
+    """ceph.ms_mode from the msgr2 mode options the config dump sets.  A connection takes the
+    connecting side's first mode that the accepting side allows (AuthRegistry::pick_mode):
+    between OSDs both sides list ms_cluster_mode, so its first mode; a client lists
+    ms_client_mode, the OSD allows ms_service_mode.  The scenario has one mode for both."""
+    modes = got.con_modes
+    if not modes or ceph.get("release") in ("luminous", "mimic"):  # msgr2 from Nautilus
+        return
+    src = got.source("config_dump")
+    cluster = modes.get("ms_cluster_mode", DEFAULT_MODES.split())[0]
+    service = modes.get("ms_service_mode", DEFAULT_MODES.split())
+    client = next((m for m in modes.get("ms_client_mode", DEFAULT_MODES.split())
+                   if m in service), None)
+    set_ = ", ".join(f"{k} {' '.join(v)}" for k, v in sorted(modes.items()))
+    ceph["ms_mode"] = cluster
+    if client == cluster:
+        out.notes.append(f"msgr2 mode {cluster} ({set_}: {src})")
+        return
+    out.guesses.append(
+        f"msgr2 mode {cluster}, the OSDs' own ({set_}: {src}); the client's connections "
+        + (f"settle on {client}" if client else "find no mode the OSDs allow")
+        + ": the scenario has one mode for both")
 
 
 def _client(got: Collected, osd_group: dict[str, Any], osd_cpu_id: str | None, out: Built,

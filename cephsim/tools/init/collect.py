@@ -11,6 +11,7 @@ from typing import Any
 
 from cephsim.errors import CephsimError
 from cephsim.formats.readers.ping import read_ping
+from cephsim.scenario.schema import MIN_HOST_MEMORY
 
 #: the commands whose outputs are read, as the report names them
 COMMANDS = {
@@ -44,6 +45,13 @@ PROFILE_KEYS = ("k", "m", "plugin", "technique", "crush-failure-domain", "rulese
 LSCPU_MAX_INDENT = 8
 #: largest file read (a whole cluster's osd metadata is a few MB)
 MAX_BYTES = 32 * 1024**2
+#: the connection modes Ceph's AuthRegistry::_parse_mode_list knows (it ignores other words)
+CON_MODES = ("crc", "secure")
+#: what a mode option is when the config dump does not set it (Ceph's default for all three)
+DEFAULT_MODES = "crc secure"
+#: the section ranks of `ceph config dump`: a daemon takes its own section (osd.3) over its
+#: type's (osd) over global, whatever the order the dump lists them in
+SECTION_RANK = {"global": 0, "osd": 1, "client": 1}
 
 
 @dataclass
@@ -99,6 +107,13 @@ class Collected:
     client: Collected | None = None  #: the client host's own outputs (client/), if given
     #: files that showed one OSD's metadata alone ('ceph osd metadata N')
     single_osd: list[Path] = field(default_factory=list)
+    #: each OSD host's RAM in bytes, from its OSDs' mem_total_kb in ceph osd metadata
+    host_memory: dict[str, int] = field(default_factory=dict)
+    #: the msgr2 mode options the config dump sets (ms_cluster_mode, ms_service_mode for the
+    #: OSDs, ms_client_mode for the clients), each as the modes Ceph takes from it, in order
+    con_modes: dict[str, list[str]] = field(default_factory=dict)
+    #: what was read but left out (files that are no command's output init reads)
+    notes: list[str] = field(default_factory=list)
 
     def source(self, kind: str) -> str:
         return str(self.files[kind]) if kind in self.files else "?"
@@ -180,9 +195,14 @@ def read_dir(path: Path) -> Collected:
     for p in files:
         _read_file(p, got)
     if "osd_metadata" not in got.files and "osd_tree" not in got.files:
+        # the skipped files are named here too: the notes that say so are never printed
+        skipped = [p.name for p in files if p not in got.files.values()
+                   and all(p != e.file for e in got.ec_profiles)]
         raise CephsimError.single(
             f"{path}: neither 'ceph osd metadata -f json' nor 'ceph osd tree -f json' is among "
-            "the files: cephsim init needs one of them to know the OSD hosts", path="--from")
+            "the files: cephsim init needs one of them to know the OSD hosts"
+            + (f" (skipped as no output it reads: {', '.join(skipped)})" if skipped else ""),
+            path="--from")
     if (path / "client").is_dir():
         got.client = _read_client(path / "client")
     return got
@@ -206,7 +226,7 @@ def _read_client(path: Path) -> Collected | None:
     got = Collected()
     for p in files:
         kind = _read_file(p, got)
-        if kind not in HOST_KINDS:
+        if kind is not None and kind not in HOST_KINDS:
             raise CephsimError.single(
                 f"'{COMMANDS[kind]}' describes the cluster, not the client host: put it in the "
                 f"main directory (client/ holds the client's own "
@@ -214,8 +234,16 @@ def _read_client(path: Path) -> Collected | None:
     return got
 
 
-def _read_file(p: Path, got: Collected) -> str:
-    """Read one file into ``got``; its kind."""
+def _skip(p: Path, why: str, got: Collected) -> None:
+    """Leave out a file that is no output init reads: file names do not matter, so the
+    directory may hold anything else the operator keeps there (a README, a script, notes).
+    A file recognised as an output but malformed is refused instead (its readers)."""
+    got.notes.append(f"{p}: skipped, {why}")
+
+
+def _read_file(p: Path, got: Collected) -> str | None:
+    """Read one file into ``got``; its kind, or None for a file skipped as no output
+    init reads."""
     try:
         if p.stat().st_size > MAX_BYTES:
             raise CephsimError.single(f"larger than {MAX_BYTES // 1024**2} MiB: not a command "
@@ -226,7 +254,10 @@ def _read_file(p: Path, got: Collected) -> str:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise CephsimError.single(f"not UTF-8 text (byte {e.start})", file=str(p)) from None
+        # every output init reads is text: a binary file (an archive, an image) is none
+        _skip(p, f"not UTF-8 text (byte {e.start}): not the output of a command init reads",
+              got)
+        return None
     stripped = text.lstrip()
     if stripped.startswith(("[", "{")):
         try:
@@ -236,22 +267,21 @@ def _read_file(p: Path, got: Collected) -> str:
                                       file=str(p), line=e.lineno, column=e.colno) from None
         kind = _json_kind(data)
         if kind is None:
-            raise CephsimError.single(
-                "JSON that is not the output of a command cephsim init reads ("
-                + ", ".join(c for c in COMMANDS.values() if "json" in c or c == "ceph versions")
-                + ")", file=str(p))
+            _skip(p, "JSON that is not the output of a command init reads (cephsim init "
+                  "--help lists them)", got)
+            return None
         if kind in _OTHER:
             _OTHER[kind](data, text, p)
         elif kind == "ec_profile":
             _ec_profile_json(data, text, got, p)
         else:
-            _JSON[kind](data, got, p)
+            _JSON[kind](data, text, got, p)
     else:
         kind = _text_kind(text)
         if kind is None:
-            raise CephsimError.single(
-                "not the output of a command cephsim init reads (" + ", ".join(COMMANDS.values())
-                + "); remove it from the directory", file=str(p))
+            _skip(p, "not the output of a command init reads (cephsim init --help lists "
+                  "them)", got)
+            return None
         if kind in _OTHER:
             _OTHER[kind](None, text, p)
         _TEXT[kind](text, got, p)
@@ -263,46 +293,207 @@ def _read_file(p: Path, got: Collected) -> str:
 
 
 # ---------------------------------------------------------------- JSON outputs
+# The json module keeps no positions: these find where an entry and its keys start in a text
+# json.loads took already, so that a bad value is reported at its own line and column.
 
-def _osd_metadata(data: list[dict[str, Any]] | dict[str, Any], got: Collected, p: Path) -> None:
+_DECODER = json.JSONDecoder()
+
+
+def _skip_ws(text: str, i: int) -> int:
+    while i < len(text) and text[i] in " \t\r\n":
+        i += 1
+    return i
+
+
+def _elements(text: str, start: int | None = None) -> list[int]:
+    """Where each element of the list at ``start`` (the top level's) starts; the object's
+    own start if it is one object."""
+    i = _skip_ws(text, 0) if start is None else start
+    if text[i] == "{":
+        return [i]
+    out: list[int] = []
+    i = _skip_ws(text, i + 1)
+    while i < len(text) and text[i] != "]":
+        out.append(i)
+        i = _skip_ws(text, _DECODER.raw_decode(text, i)[1])
+        i = _skip_ws(text, i + 1) if i < len(text) and text[i] == "," else i
+    return out
+
+
+def _members(text: str, start: int) -> dict[str, int]:
+    """Where the value of each key of the object at ``start`` starts (its own keys, not those
+    of the objects inside it: pool ls detail's hit_set_params has a 'type' of its own)."""
+    out: dict[str, int] = {}
+    i = _skip_ws(text, start + 1)
+    while i < len(text) and text[i] == '"':
+        key, i = json.decoder.scanstring(text, i + 1)  # type: ignore[attr-defined]
+        i = _skip_ws(text, _skip_ws(text, i) + 1)  # past the colon
+        out.setdefault(key, i)
+        i = _skip_ws(text, _DECODER.raw_decode(text, i)[1])
+        i = _skip_ws(text, i + 1) if i < len(text) and text[i] == "," else i
+    return out
+
+
+def _at(p: Path, text: str, offset: int, key: str | None = None) -> dict[str, Any]:
+    """The location of a value for :meth:`CephsimError.single`: file, line, column, key."""
+    line = text.count("\n", 0, offset) + 1
+    return {"file": str(p), "line": line, "column": offset - (text.rfind("\n", 0, offset) + 1) + 1,
+            "path": key}
+
+
+def _whole(v: Any) -> bool:
+    """A JSON whole number (true and false are not 1 and 0)."""
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _osd_metadata(data: list[dict[str, Any]] | dict[str, Any], text: str, got: Collected,
+                  p: Path) -> None:
     if isinstance(data, dict):
         got.single_osd.append(p)
-    for i, o in enumerate([data] if isinstance(data, dict) else data):
+    entries = [data] if isinstance(data, dict) else data
+    for i, (o, start) in enumerate(zip(entries, _elements(text))):
+        at = _members(text, start)
         if "hostname" not in o:
             raise CephsimError.single(f"entry {i} has no hostname: not 'ceph osd metadata' "
-                                      "output?", file=str(p))
+                                      "output?", **_at(p, text, start))
+        host = o["hostname"]
+        if not isinstance(host, str) or not host.strip():
+            raise CephsimError.single(f"entry {i}: {host!r} is not a host name",
+                                      **_at(p, text, at["hostname"], "hostname"))
+        osd = f"osd.{o['id']}" if _whole(o.get("id")) else f"entry {i}"
+        # the builder counts OSDs by id: Ceph writes it as a number (dump_int)
+        if "id" in o and not (_whole(o["id"]) and o["id"] >= 0):
+            raise CephsimError.single(f"entry {i}: {o['id']!r} is not an OSD id (a whole "
+                                      "number, 0 or more)", **_at(p, text, at["id"], "id"))
+        if "mem_total_kb" in o:
+            got.host_memory.setdefault(host, _mem_total(o["mem_total_kb"], osd, host,
+                                                        _at(p, text, at["mem_total_kb"],
+                                                            "mem_total_kb")))
         got.osds.append({str(k): v for k, v in o.items()})
 
 
-def _osd_tree(data: dict[str, Any], got: Collected, p: Path) -> None:
-    nodes = {n.get("id"): n for n in data["nodes"] if isinstance(n, dict)}
+def _mem_total(v: Any, osd: str, host: str, where: dict[str, Any]) -> int:
+    """The host's RAM in bytes from an OSD's mem_total_kb: the MemTotal of its host's
+    /proc/meminfo, in the kernel's kB (KiB), which Ceph's metadata holds as text."""
+    kib = int(v) if _whole(v) else int(v) if isinstance(v, str) and v.isdigit() else None
+    if kib is None:
+        raise CephsimError.single(f"{osd} (host {host}): {v!r} is not a number of kB (Ceph "
+                                  "copies MemTotal of /proc/meminfo here, as text)", **where)
+    if kib * 1024 < MIN_HOST_MEMORY:
+        raise CephsimError.single(f"{osd} (host {host}): {kib} kB is {kib / 1024:g} MiB, less "
+                                  f"than the {MIN_HOST_MEMORY // 1024**2} MiB a scenario's host "
+                                  "takes (no OSD host runs in that): an edited output?", **where)
+    return kib * 1024
+
+
+def _osd_tree(data: dict[str, Any], text: str, got: Collected, p: Path) -> None:
+    starts = _elements(text, _members(text, _elements(text)[0])["nodes"])
+    for n, start in zip(data["nodes"], starts):
+        if not isinstance(n, dict):
+            continue
+        # a host's OSDs are the ids among its children: both numbers, as Ceph writes them
+        bad = "id" if not _whole(n.get("id")) else "children" if n.get("type") == "host" \
+            and not isinstance(n.get("children", []), list) else None
+        if bad:
+            raise CephsimError.single(
+                f"node {n.get('name', '?')!r}: {n.get(bad)!r} is not "
+                + ("a node id (a whole number)" if bad == "id" else "a list of node ids"),
+                **_at(p, text, _members(text, start).get(bad, start), bad))
+    nodes = {n["id"]: n for n in data["nodes"] if isinstance(n, dict)}
     for n in nodes.values():
         if n.get("type") == "host":
             got.tree_hosts[str(n.get("name"))] = sorted(
-                c for c in n.get("children", []) if isinstance(c, int) and c >= 0)
+                c for c in n.get("children", []) if _whole(c) and c >= 0)
         elif n.get("type") == "osd" and isinstance(n.get("id"), int):
             if n.get("device_class"):
                 got.device_class[n["id"]] = str(n["device_class"])
 
 
-def _pool_detail(data: list[dict[str, Any]], got: Collected, p: Path) -> None:
+#: the numbers of a pool in 'ceph osd pool ls detail' the scenario is built from, each with
+#: its least and greatest value and what it is (pg_pool_t::dump writes them as JSON numbers;
+#: size is a __u8, pg_num and stripe_width __u32)
+POOL_NUMBERS = {"size": (1, 255, "a pool size (1 to 255 copies, or chunks of an "
+                         "erasure-coded pool)"),
+                "pg_num": (1, 2**32 - 1, "a number of PGs (a whole number, 1 or more)"),
+                "stripe_width": (0, 2**32 - 1, "a stripe width in bytes (a whole number)")}
+#: pg_pool_t's types: TYPE_REPLICATED 1, TYPE_ERASURE 3 (2, TYPE_RAID4, was never used)
+POOL_TYPES = {1: "replicated", 3: "erasure"}
+#: the other keys read, each with the JSON type Ceph writes it as
+POOL_TEXTS = {"erasure_code_profile": str, "flags_names": str, "application_metadata": dict}
+
+
+def _pool_detail(data: list[dict[str, Any]], text: str, got: Collected, p: Path) -> None:
+    """Every pool, each key the builder reads checked here: a bad value is refused at its
+    line (not a traceback, nor a pool dropped and the scenario's default size in its place)."""
+    for i, (pool, start) in enumerate(zip(data, _elements(text))):
+        at = _members(text, start)
+        name = pool.get("pool_name")
+        if not isinstance(name, str) or not name:
+            raise CephsimError.single(f"entry {i}: {name!r} is not a pool name",
+                                      **_at(p, text, at.get("pool_name", start), "pool_name"))
+        for key in ("type", "size", "pg_num"):
+            if key not in pool:
+                raise CephsimError.single(
+                    f"pool {name!r} has no {key}: 'ceph osd pool ls detail' prints it for every "
+                    "pool (a truncated or edited output?)", **_at(p, text, start))
+        for key, (low, high, what) in POOL_NUMBERS.items():
+            v = pool.get(key, low)
+            if not (_whole(v) and low <= v <= high):
+                raise CephsimError.single(f"pool {name!r}: {v!r} is not {what}",
+                                          **_at(p, text, at[key], key))
+        if not _whole(pool["type"]) or pool["type"] not in POOL_TYPES:
+            raise CephsimError.single(
+                f"pool {name!r}: {pool['type']!r} is not a pool type (Ceph writes 1 for a "
+                "replicated pool, 3 for an erasure-coded one)", **_at(p, text, at["type"], "type"))
+        for key, kind in POOL_TEXTS.items():
+            if key in pool and not isinstance(pool[key], kind):
+                raise CephsimError.single(
+                    f"pool {name!r}: {pool[key]!r} is not {'a text' if kind is str else 'an object'}"
+                    " as Ceph writes it", **_at(p, text, at[key], key))
     got.pools = data
 
 
-def _config_dump(data: list[dict[str, Any]], got: Collected, p: Path) -> None:
-    for e in data:
-        if str(e.get("section", "")) in ("global", "osd") or str(e.get("section", "")).startswith(
-                "osd."):
-            got.config.setdefault(str(e.get("name")), str(e.get("value")))
+def _config_dump(data: list[dict[str, Any]], text: str, got: Collected, p: Path) -> None:
+    """The options set for the OSDs (global, osd, osd.N) and, for the client's msgr2 mode, for
+    the clients (global, client, client.NAME); the most specific section wins, as in Ceph."""
+    rank: dict[str, int] = {}
+    client_rank = -1
+    for e, start in zip(data, _elements(text)):
+        section, name, value = (str(e.get(k, "")) for k in ("section", "name", "value"))
+        kind = section.split(".", 1)[0]
+        level = SECTION_RANK.get(section, 2 if kind in ("osd", "client") else -1)
+        if name in ("ms_cluster_mode", "ms_service_mode", "ms_client_mode") and level >= 0:
+            if (name == "ms_client_mode") != (kind == "client") and kind != "global":
+                continue  # an OSD's client mode, or a client's cluster mode: not used here
+            modes = _con_modes(value, name, p, text, _members(text, start))
+            if name == "ms_client_mode" and level > client_rank:
+                got.con_modes[name], client_rank = modes, level
+            elif name != "ms_client_mode" and level > rank.get(name, -1):
+                got.con_modes[name] = modes
+        if kind in ("global", "osd") and level > rank.get(name, -1):
+            got.config[name], rank[name] = value, level
 
 
-def _versions(data: dict[str, Any], got: Collected, p: Path) -> None:
+def _con_modes(value: str, name: str, p: Path, text: str, at: dict[str, int]) -> list[str]:
+    """The modes a msgr2 mode option lists, in preference order: Ceph splits the value at
+    ';', ',', '=', spaces and tabs (get_str_list) and ignores a word that is no mode; a
+    connection takes the connecting side's first mode the other side allows ('secure crc'
+    settles on secure)."""
+    modes = [w for w in re.split(r"[;,= \t]+", value) if w in CON_MODES]
+    if not modes:
+        raise CephsimError.single(
+            f"{value!r} names no connection mode (crc, secure): Ceph would have no mode to "
+            "connect with", **_at(p, text, at.get("value", 0), name))
+    return modes
+
+
+def _versions(data: dict[str, Any], text: str, got: Collected, p: Path) -> None:
     osd = data.get("osd") or data.get("overall") or {}
     if isinstance(osd, dict) and osd:
         got.version = max(osd, key=lambda k: osd[k] if isinstance(osd[k], int) else 0)
 
 
-def _nvme_list(data: dict[str, Any], got: Collected, p: Path) -> None:
+def _nvme_list(data: dict[str, Any], text: str, got: Collected, p: Path) -> None:
     # nvme-cli 1.x lists ModelNumber per device; 2.x nests it in Subsystems/Controllers
     def walk(x: Any) -> None:
         if isinstance(x, dict):
@@ -317,7 +508,8 @@ def _nvme_list(data: dict[str, Any], got: Collected, p: Path) -> None:
     walk(data["Devices"])
 
 
-def _ip_link(data: list[dict[str, Any]], got: Collected, p: Path) -> None:
+def _ip_link(data: list[dict[str, Any]], text: str, got: Collected,
+             p: Path) -> None:
     # the largest MTU among the interfaces that are up and not loopback
     mtus = [int(x["mtu"]) for x in data if x.get("ifname") != "lo" and "UP" in x.get("flags", [])
             and isinstance(x.get("mtu"), int)]
@@ -325,7 +517,7 @@ def _ip_link(data: list[dict[str, Any]], got: Collected, p: Path) -> None:
         got.nic["mtu"] = str(max(mtus))
 
 
-def _lscpu_json(data: dict[str, Any], got: Collected, p: Path) -> None:
+def _lscpu_json(data: dict[str, Any], text: str, got: Collected, p: Path) -> None:
     # util-linux before 2.37 writes a flat list; from 2.37 the terminal layout's tree, each
     # section's fields under its "children" (Model name under Vendor ID, and so on)
     def walk(entries: Any) -> None:
