@@ -191,6 +191,16 @@ def test_negative_seed(run_cli, command):
     assert_short_error(run_cli(command, QS, "--seed", "-1"), "--seed")
 
 
+def test_whatif_refuses_a_bad_set_before_any_run(run_cli, monkeypatch):
+    """The "after" side's --set is checked with the "before" side, not after its run."""
+    import cephsim.tools.calibrate.whatif as whatif
+
+    monkeypatch.setattr(whatif, "run_scenario", lambda *a, **k: pytest.fail("a side ran"))
+    r = run_cli("whatif", QS, "--set", "pool.size=lots")
+    assert_short_error(r, "pool.size")
+    assert "--set pool.size=lots" in r.stderr
+
+
 def test_negative_seed_in_whatif_and_calibrate(run_cli):
     """numpy refuses negative seeds with a traceback: the options refuse them first."""
     assert_short_error(run_cli("whatif", QS, "--set", "pool.size=2", "--seed", "-1"), "--seed")

@@ -74,8 +74,11 @@ def run_pair(scenario: Path, sets: list[str], seed: int | None, ios: int | None)
         raise CephsimError.single("what-if needs at least one --set change", path="--set")
     out: dict[str, Any] = {"scenario": str(scenario), "changes": sets}
     extra = [f"run.ios={ios}"] if ios else []
-    for label, s in (("before", extra), ("after", extra + sets)):
-        sc, r = load_resolved(scenario, s or None)
+    # both sides loaded before either runs: a bad --set is refused at once, not after the
+    # "before" run has taken its seconds
+    loaded = {label: load_resolved(scenario, s or None)
+              for label, s in (("before", extra), ("after", extra + sets))}
+    for label, (sc, r) in loaded.items():
         res = run_scenario(sc, scenario_path=scenario, seed=seed, resolved=r)
         d = job_stats(res).write
         if d is None:
