@@ -52,6 +52,7 @@ def check_yaml_bounds(text: str, filename: str) -> None:
     sizes: dict[str, int] = {}
     stack: list[list[Any]] = []  #: per open collection: [nodes so far, anchor]
     total = 0
+    aliased = False  #: whether an alias has repeated an anchor's content so far
     try:
         for ev in YAML(typ="rt").parse(io.StringIO(text)):
             if not isinstance(ev, (NodeEvent, CollectionEndEvent)):
@@ -78,15 +79,19 @@ def check_yaml_bounds(text: str, filename: str) -> None:
                         file=filename, line=line,
                         column=ev.start_mark.column + 1 if ev.start_mark else None)
                 size = sizes.get(ev.anchor, 1) if isinstance(ev, AliasEvent) else 1
+                aliased = aliased or isinstance(ev, AliasEvent)
                 if not isinstance(ev, AliasEvent) and ev.anchor is not None:
                     sizes[ev.anchor] = 1
                 total += size
             if stack:
                 stack[-1][0] += size
             if total > MAX_YAML_NODES or (stack and stack[-1][0] > MAX_YAML_NODES):
+                # name the cause the file has: aliases multiplying it, or plain size
                 raise CephsimError.single(
                     f"its aliases expand to more than {MAX_YAML_NODES:,} values (an alias "
-                    "repeats its anchor's whole content); refused before building it",
+                    "repeats its anchor's whole content); refused before building it"
+                    if aliased else f"it holds more than {MAX_YAML_NODES:,} values (a "
+                    "scenario holds a few hundred); refused before building it",
                     file=filename, line=line)
     except CephsimError:
         raise

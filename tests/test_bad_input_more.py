@@ -483,3 +483,21 @@ QS = ROOT / "scenarios" / "quickstart.yaml"
 def test_new_fields_refuse_bad_values_with_a_located_error(run_cli, override, words):
     r = run_cli("run", QS, "--set", override, "--set", "run.ios=100")
     assert_short_error(r, *words)
+
+
+def test_a_file_too_large_in_values_is_not_called_an_alias_bomb(monkeypatch):
+    """The bound on values names the cause the file has: plain size, or aliases repeating
+    an anchor (a bound of 50 here, so that the file stays small and the test quick)."""
+    import cephsim.yamlfile as yf
+    from cephsim.errors import CephsimError
+
+    monkeypatch.setattr(yf, "MAX_YAML_NODES", 50)
+    plain = "".join(f"k{i}: {i}\n" for i in range(40))  # 80 values, no alias
+    with pytest.raises(CephsimError) as e:
+        yf.check_yaml_bounds(plain, "plain.yaml")
+    msg = str(e.value)
+    assert "plain.yaml" in msg and "holds more than 50 values" in msg and "alias" not in msg
+    aliased = "a: &a [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n" + "".join(f"b{i}: *a\n" for i in range(6))
+    with pytest.raises(CephsimError) as e:
+        yf.check_yaml_bounds(aliased, "aliased.yaml")
+    assert "aliases expand to more than 50 values" in str(e.value)
