@@ -294,10 +294,11 @@ _WS_RE = re.compile(r"[ \t\n\r]*")
 _SKIP = json.JSONDecoder()  # only to step over values (accepts NaN: the file was read already)
 
 
-def json_offset(text: str, start: int, path: Sequence[str | int]) -> int:
+def json_offset(text: str, start: int, path: Sequence[str | int], at_value: bool = False) -> int:
     """Offset in ``text`` of the field at ``path`` (keys and list indexes) of the JSON
-    document starting at ``start``: the member's key for an object member, the value for
-    a list item.  ``key#2`` is the second ``key`` of an object (:class:`DuplicateKeys`).
+    document starting at ``start``: the member's key for an object member (its value with
+    ``at_value``), the value for a list item.  ``key#2`` is the second ``key`` of an object
+    (:class:`DuplicateKeys`).
 
     The decoder keeps no positions, so the document is walked along ``path`` only (other
     values are stepped over); where the walk cannot go on, the deepest position found is
@@ -321,7 +322,7 @@ def json_offset(text: str, start: int, path: Sequence[str | int]) -> int:
                     if key == want:
                         nth -= 1
                         if nth == 0:
-                            found = key_at
+                            found = pos if at_value else key_at
                             break
                     _, pos = _SKIP.raw_decode(text, pos)
                     pos = _WS_RE.match(text, pos).end()  # type: ignore[union-attr]

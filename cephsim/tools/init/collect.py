@@ -7,9 +7,10 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from cephsim.errors import CephsimError
+from cephsim.formats.readers.common import json_offset, line_col
 from cephsim.formats.readers.ping import read_ping
 from cephsim.scenario.schema import MIN_HOST_MEMORY
 
@@ -293,52 +294,17 @@ def _read_file(p: Path, got: Collected) -> str | None:
 
 
 # ---------------------------------------------------------------- JSON outputs
-# The json module keeps no positions: these find where an entry and its keys start in a text
-# json.loads took already, so that a bad value is reported at its own line and column.
-
-_DECODER = json.JSONDecoder()
+# A bad value is reported at its own line and column, found in the text json.loads took
+# (formats.readers.common.json_offset), on the error path only.
 
 
-def _skip_ws(text: str, i: int) -> int:
-    while i < len(text) and text[i] in " \t\r\n":
-        i += 1
-    return i
-
-
-def _elements(text: str, start: int | None = None) -> list[int]:
-    """Where each element of the list at ``start`` (the top level's) starts; the object's
-    own start if it is one object."""
-    i = _skip_ws(text, 0) if start is None else start
-    if text[i] == "{":
-        return [i]
-    out: list[int] = []
-    i = _skip_ws(text, i + 1)
-    while i < len(text) and text[i] != "]":
-        out.append(i)
-        i = _skip_ws(text, _DECODER.raw_decode(text, i)[1])
-        i = _skip_ws(text, i + 1) if i < len(text) and text[i] == "," else i
-    return out
-
-
-def _members(text: str, start: int) -> dict[str, int]:
-    """Where the value of each key of the object at ``start`` starts (its own keys, not those
-    of the objects inside it: pool ls detail's hit_set_params has a 'type' of its own)."""
-    out: dict[str, int] = {}
-    i = _skip_ws(text, start + 1)
-    while i < len(text) and text[i] == '"':
-        key, i = json.decoder.scanstring(text, i + 1)  # type: ignore[attr-defined]
-        i = _skip_ws(text, _skip_ws(text, i) + 1)  # past the colon
-        out.setdefault(key, i)
-        i = _skip_ws(text, _DECODER.raw_decode(text, i)[1])
-        i = _skip_ws(text, i + 1) if i < len(text) and text[i] == "," else i
-    return out
-
-
-def _at(p: Path, text: str, offset: int, key: str | None = None) -> dict[str, Any]:
-    """The location of a value for :meth:`CephsimError.single`: file, line, column, key."""
-    line = text.count("\n", 0, offset) + 1
-    return {"file": str(p), "line": line, "column": offset - (text.rfind("\n", 0, offset) + 1) + 1,
-            "path": key}
+def _at(p: Path, text: str, path: list[str | int], key: str | None = None) -> dict[str, Any]:
+    """The location for :meth:`CephsimError.single` of the value at ``path`` (list indexes
+    and keys) of the JSON document in ``text``: file, line, column and ``key``; where the
+    path ends early, the deepest entry found."""
+    start = len(text) - len(text.lstrip())
+    line, column = line_col(text, json_offset(text, start, path, at_value=True))
+    return {"file": str(p), "line": line, "column": column, "path": key}
 
 
 def _whole(v: Any) -> bool:
@@ -351,44 +317,44 @@ def _osd_metadata(data: list[dict[str, Any]] | dict[str, Any], text: str, got: C
     if isinstance(data, dict):
         got.single_osd.append(p)
     entries = [data] if isinstance(data, dict) else data
-    for i, (o, start) in enumerate(zip(entries, _elements(text))):
-        at = _members(text, start)
+    for i, o in enumerate(entries):
+        entry: list[str | int] = [] if isinstance(data, dict) else [i]
         if "hostname" not in o:
             raise CephsimError.single(f"entry {i} has no hostname: not 'ceph osd metadata' "
-                                      "output?", **_at(p, text, start))
+                                      "output?", **_at(p, text, entry))
         host = o["hostname"]
         if not isinstance(host, str) or not host.strip():
             raise CephsimError.single(f"entry {i}: {host!r} is not a host name",
-                                      **_at(p, text, at["hostname"], "hostname"))
+                                      **_at(p, text, [*entry, "hostname"], "hostname"))
         osd = f"osd.{o['id']}" if _whole(o.get("id")) else f"entry {i}"
         # the builder counts OSDs by id: Ceph writes it as a number (dump_int)
         if "id" in o and not (_whole(o["id"]) and o["id"] >= 0):
             raise CephsimError.single(f"entry {i}: {o['id']!r} is not an OSD id (a whole "
-                                      "number, 0 or more)", **_at(p, text, at["id"], "id"))
+                                      "number, 0 or more)", **_at(p, text, [*entry, "id"], "id"))
         if "mem_total_kb" in o:
-            got.host_memory.setdefault(host, _mem_total(o["mem_total_kb"], osd, host,
-                                                        _at(p, text, at["mem_total_kb"],
-                                                            "mem_total_kb")))
+            got.host_memory.setdefault(host, _mem_total(
+                o["mem_total_kb"], osd, host,
+                lambda: _at(p, text, [*entry, "mem_total_kb"], "mem_total_kb")))
         got.osds.append({str(k): v for k, v in o.items()})
 
 
-def _mem_total(v: Any, osd: str, host: str, where: dict[str, Any]) -> int:
+def _mem_total(v: Any, osd: str, host: str, where: Callable[[], dict[str, Any]]) -> int:
     """The host's RAM in bytes from an OSD's mem_total_kb: the MemTotal of its host's
-    /proc/meminfo, in the kernel's kB (KiB), which Ceph's metadata holds as text."""
+    /proc/meminfo, in the kernel's kB (KiB), which Ceph's metadata holds as text.
+    ``where()`` locates it, called only for a refusal."""
     kib = int(v) if _whole(v) else int(v) if isinstance(v, str) and v.isdigit() else None
     if kib is None:
         raise CephsimError.single(f"{osd} (host {host}): {v!r} is not a number of kB (Ceph "
-                                  "copies MemTotal of /proc/meminfo here, as text)", **where)
+                                  "copies MemTotal of /proc/meminfo here, as text)", **where())
     if kib * 1024 < MIN_HOST_MEMORY:
         raise CephsimError.single(f"{osd} (host {host}): {kib} kB is {kib / 1024:g} MiB, less "
                                   f"than the {MIN_HOST_MEMORY // 1024**2} MiB a scenario's host "
-                                  "takes (no OSD host runs in that): an edited output?", **where)
+                                  "takes (no OSD host runs in that): an edited output?", **where())
     return kib * 1024
 
 
 def _osd_tree(data: dict[str, Any], text: str, got: Collected, p: Path) -> None:
-    starts = _elements(text, _members(text, _elements(text)[0])["nodes"])
-    for n, start in zip(data["nodes"], starts):
+    for k, n in enumerate(data["nodes"]):
         if not isinstance(n, dict):
             continue
         # a host's OSDs are the ids among its children: both numbers, as Ceph writes them
@@ -398,7 +364,7 @@ def _osd_tree(data: dict[str, Any], text: str, got: Collected, p: Path) -> None:
             raise CephsimError.single(
                 f"node {n.get('name', '?')!r}: {n.get(bad)!r} is not "
                 + ("a node id (a whole number)" if bad == "id" else "a list of node ids"),
-                **_at(p, text, _members(text, start).get(bad, start), bad))
+                **_at(p, text, ["nodes", k, bad], bad))
     nodes = {n["id"]: n for n in data["nodes"] if isinstance(n, dict)}
     for n in nodes.values():
         if n.get("type") == "host":
@@ -425,31 +391,30 @@ POOL_TEXTS = {"erasure_code_profile": str, "flags_names": str, "application_meta
 def _pool_detail(data: list[dict[str, Any]], text: str, got: Collected, p: Path) -> None:
     """Every pool, each key the builder reads checked here: a bad value is refused at its
     line (not a traceback, nor a pool dropped and the scenario's default size in its place)."""
-    for i, (pool, start) in enumerate(zip(data, _elements(text))):
-        at = _members(text, start)
+    for i, pool in enumerate(data):
         name = pool.get("pool_name")
         if not isinstance(name, str) or not name:
             raise CephsimError.single(f"entry {i}: {name!r} is not a pool name",
-                                      **_at(p, text, at.get("pool_name", start), "pool_name"))
+                                      **_at(p, text, [i, "pool_name"], "pool_name"))
         for key in ("type", "size", "pg_num"):
             if key not in pool:
                 raise CephsimError.single(
                     f"pool {name!r} has no {key}: 'ceph osd pool ls detail' prints it for every "
-                    "pool (a truncated or edited output?)", **_at(p, text, start))
+                    "pool (a truncated or edited output?)", **_at(p, text, [i]))
         for key, (low, high, what) in POOL_NUMBERS.items():
             v = pool.get(key, low)
             if not (_whole(v) and low <= v <= high):
                 raise CephsimError.single(f"pool {name!r}: {v!r} is not {what}",
-                                          **_at(p, text, at[key], key))
+                                          **_at(p, text, [i, key], key))
         if not _whole(pool["type"]) or pool["type"] not in POOL_TYPES:
             raise CephsimError.single(
                 f"pool {name!r}: {pool['type']!r} is not a pool type (Ceph writes 1 for a "
-                "replicated pool, 3 for an erasure-coded one)", **_at(p, text, at["type"], "type"))
+                "replicated pool, 3 for an erasure-coded one)", **_at(p, text, [i, "type"], "type"))
         for key, kind in POOL_TEXTS.items():
             if key in pool and not isinstance(pool[key], kind):
                 raise CephsimError.single(
                     f"pool {name!r}: {pool[key]!r} is not {'a text' if kind is str else 'an object'}"
-                    " as Ceph writes it", **_at(p, text, at[key], key))
+                    " as Ceph writes it", **_at(p, text, [i, key], key))
     got.pools = data
 
 
@@ -458,14 +423,15 @@ def _config_dump(data: list[dict[str, Any]], text: str, got: Collected, p: Path)
     the clients (global, client, client.NAME); the most specific section wins, as in Ceph."""
     rank: dict[str, int] = {}
     client_rank = -1
-    for e, start in zip(data, _elements(text)):
+    for i, e in enumerate(data):
         section, name, value = (str(e.get(k, "")) for k in ("section", "name", "value"))
         kind = section.split(".", 1)[0]
         level = SECTION_RANK.get(section, 2 if kind in ("osd", "client") else -1)
         if name in ("ms_cluster_mode", "ms_service_mode", "ms_client_mode") and level >= 0:
             if (name == "ms_client_mode") != (kind == "client") and kind != "global":
                 continue  # an OSD's client mode, or a client's cluster mode: not used here
-            modes = _con_modes(value, name, p, text, _members(text, start))
+            modes = _con_modes(value, name, p, text,
+                               [i, "value"] if "value" in e else [])
             if name == "ms_client_mode" and level > client_rank:
                 got.con_modes[name], client_rank = modes, level
             elif name != "ms_client_mode" and level > rank.get(name, -1):
@@ -474,7 +440,7 @@ def _config_dump(data: list[dict[str, Any]], text: str, got: Collected, p: Path)
             got.config[name], rank[name] = value, level
 
 
-def _con_modes(value: str, name: str, p: Path, text: str, at: dict[str, int]) -> list[str]:
+def _con_modes(value: str, name: str, p: Path, text: str, where: list[str | int]) -> list[str]:
     """The modes a msgr2 mode option lists, in preference order: Ceph splits the value at
     ';', ',', '=', spaces and tabs (get_str_list) and ignores a word that is no mode; a
     connection takes the connecting side's first mode the other side allows ('secure crc'
@@ -483,7 +449,7 @@ def _con_modes(value: str, name: str, p: Path, text: str, at: dict[str, int]) ->
     if not modes:
         raise CephsimError.single(
             f"{value!r} names no connection mode (crc, secure): Ceph would have no mode to "
-            "connect with", **_at(p, text, at.get("value", 0), name))
+            "connect with", **_at(p, text, where, name))
     return modes
 
 
