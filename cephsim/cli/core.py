@@ -88,7 +88,6 @@ def run(scenario: ScenarioArg, seed: SeedOpt = None, set_: SetOpt = None,
         from cephsim.model.resolve import profile_path
         from cephsim.model.runner import progress_total, run_scenario
         from cephsim.scenario.schema import run_warnings
-        from cephsim.tools.explain import explain
 
         sc, resolved = load_resolved(scenario, set_)
         profile = profile_path(sc, scenario)  # nor may -o replace the profile it reads
@@ -106,6 +105,8 @@ def run(scenario: ScenarioArg, seed: SeedOpt = None, set_: SetOpt = None,
                                keep_ops=html is not None)
         text = render_run(res, format.value, set_ or [])
         if html is not None:  # the run's median op, traced (one more run, the same seed)
+            from cephsim.tools.explain import explain  # on use: a run without --html needs none
+
             write_page(explain(scenario, set_ or [], seed=seed, ablations=False, quiet=quiet,
                                result=res), html)
         emit(text, output)
