@@ -26,11 +26,7 @@ def load(source: str | Path | Mapping[str, Any], sets: Sequence[str] = ()) -> Sc
     applied as ``--set`` applies them (``"pool.size=2"``), validated and checked against
     the catalog.  Raises :class:`CephsimError`, whose ``problems`` name the file, line and
     field."""
-    if isinstance(sets, str):
-        raise TypeError("sets is a list of 'field=value' texts, e.g. ['pool.size=2']")
-    sc = load_data(source, sets) if isinstance(source, Mapping) else load_scenario(source, sets)
-    _resolved(sc)  # unknown catalog names, impossible placements: refused here, not mid-run
-    return sc
+    return load_resolved(source, sets)[0]
 
 
 def run(scenario: Scenario | str | Path, *, seed: int | None = None, keep_ops: bool = True,
@@ -41,8 +37,9 @@ def run(scenario: Scenario | str | Path, *, seed: int | None = None, keep_ops: b
     ``keep_ops``: keep one row per measured I/O (``result.records.arrays()``); without it the
     run's memory does not grow with its length.  ``progress`` is called now and then with
     the work done; ``trace_ops``: op numbers to trace span by span."""
-    sc = scenario if isinstance(scenario, Scenario) else load(scenario)
-    return run_scenario(sc, scenario_path=sc.origin.path, seed=seed, resolved=_resolved(sc),
+    sc, r = ((scenario, _resolved(scenario)) if isinstance(scenario, Scenario)
+             else load_resolved(scenario))
+    return run_scenario(sc, scenario_path=sc.origin.path, seed=seed, resolved=r,
                         trace_ops=trace_ops, progress=progress, keep_ops=keep_ops)
 
 
@@ -61,10 +58,13 @@ def assumptions(result: RunResult) -> dict[str, Any]:
     return _assumptions(result.scenario, result.resolved, result.scenario.origin.sets)
 
 
-def load_resolved(path: str | Path, sets: Sequence[str] | None = None) -> tuple[Scenario, Resolved]:
-    """A scenario file loaded as :func:`load` does, with the frozen model resolved from it
-    (what the commands need beside the scenario)."""
-    sc = load_scenario(path, sets)
+def load_resolved(source: str | Path | Mapping[str, Any],
+                  sets: Sequence[str] | None = None) -> tuple[Scenario, Resolved]:
+    """:func:`load`'s scenario with the frozen model resolved from it (what the commands
+    need beside the scenario): resolving is the catalog check, so it is done once."""
+    if isinstance(sets, str):
+        raise TypeError("sets is a list of 'field=value' texts, e.g. ['pool.size=2']")
+    sc = load_data(source, sets) if isinstance(source, Mapping) else load_scenario(source, sets)
     return sc, _resolved(sc)
 
 

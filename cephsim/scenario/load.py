@@ -158,7 +158,7 @@ def _list_index(node: list[Any], key: str, origin: str, where: str) -> int:
 def load_scenario(path: str | Path, overrides: Sequence[str] | None = None) -> Scenario:
     """Read, override and validate a scenario file; raises :class:`CephsimError`."""
     p = Path(path)
-    return _validate(read_scenario_data(p), str(p), overrides or (), Origin(str(p), tuple(overrides or ())))
+    return _validate(read_scenario_data(p), str(p), overrides or (), str(p))
 
 
 def load_data(data: Mapping[str, Any], overrides: Sequence[str] | None = None,
@@ -168,11 +168,11 @@ def load_data(data: Mapping[str, Any], overrides: Sequence[str] | None = None,
     if not isinstance(data, Mapping):
         raise CephsimError.single("a scenario must be a mapping (key: value), got "
                                   f"{type(data).__name__}", file=name)
-    return _validate(copy.deepcopy(dict(data)), name, overrides or (),
-                     Origin(None, tuple(overrides or ())))
+    return _validate(copy.deepcopy(dict(data)), name, overrides or (), None)
 
 
-def _validate(data: Any, origin: str, overrides: Sequence[str], where: Origin) -> Scenario:
+def _validate(data: Any, origin: str, overrides: Sequence[str], path: str | None) -> Scenario:
+    """``origin``: where errors say the data came from; ``path``: the file, if any."""
     overridden: dict[tuple[str, ...], str] = {}
     for text in overrides:
         keys, value = parse_override(text)
@@ -182,7 +182,7 @@ def _validate(data: Any, origin: str, overrides: Sequence[str], where: Origin) -
         scenario = Scenario.model_validate(data)
     except ValidationError as err:
         raise CephsimError(validation_problems(err, data, origin, overridden)) from None
-    scenario._origin = where
+    scenario._origin = Origin(path, tuple(overrides))
     return scenario
 
 
