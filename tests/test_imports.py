@@ -155,13 +155,14 @@ def _local_imports() -> list[tuple[str, int, bool]]:
     """Every import of a cephsim module inside a function: (module, line, says why), where
     saying why is a comment on the import or above its group of imports."""
     out = []
-    for m, p in _modules().items():
+    mods = _modules()
+    for m, p in mods.items():
         lines = p.read_text("utf-8").splitlines()
         tree = ast.parse("\n".join(lines))
         nodes = {n.lineno: n for fn in ast.walk(tree)
                  if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
                  for n in ast.walk(fn) if isinstance(n, (ast.Import, ast.ImportFrom))
-                 and _targets(m, p, n, _modules())}
+                 and _targets(m, p, n, mods)}
         covered = {i for n in nodes.values() for i in range(n.lineno, n.end_lineno + 1)}
         for n in nodes.values():
             why = any("#" in lines[i - 1] for i in range(n.lineno, n.end_lineno + 1))
@@ -201,6 +202,7 @@ SIMULATOR = ("model/components", "model/engine", "model/writepath.py", "model/wo
 
 def test_the_simulator_reads_only_the_resolved_model() -> None:
     found = []
+    graph = import_graph()
     for m, p in _modules().items():
         rel = p.relative_to(PKG).as_posix()
         if not rel.startswith(SIMULATOR):
@@ -208,6 +210,6 @@ def test_the_simulator_reads_only_the_resolved_model() -> None:
         for node in ast.walk(ast.parse(p.read_text("utf-8"))):
             if isinstance(node, ast.Attribute) and node.attr == "scenario":
                 found.append(f"{rel}:{node.lineno} reads .scenario")
-        found += [f"{rel} imports {t}" for t in import_graph()[m]
+        found += [f"{rel} imports {t}" for t in graph[m]
                   if t.startswith("cephsim.scenario")]
     assert not found, "; ".join(found)
